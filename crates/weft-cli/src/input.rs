@@ -1,0 +1,77 @@
+//! Reading input files (or standard input) and writing output, with errors that
+//! name the file.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A source text and the name diagnostics use for it.
+pub struct Source {
+    /// `<stdin>` or the path as given.
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+/// Reads `path`, or standard input when it is `None` or `-`.
+pub fn read(path: Option<&Path>) -> Result<Source, String> {
+    match path {
+        None => read_stdin(),
+        Some(p) if p.as_os_str() == "-" => read_stdin(),
+        Some(p) => {
+            let bytes =
+                std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                format!(
+                    "{} is not UTF-8 text (byte {})",
+                    p.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            Ok(Source {
+                name: p.display().to_string(),
+                text,
+            })
+        }
+    }
+}
+
+fn read_stdin() -> Result<Source, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "standard input is not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(Source {
+        name: "<stdin>".to_string(),
+        text,
+    })
+}
+
+/// Writes `text` to `path`, or to standard output when it is `None` or `-`.
+pub fn write(path: Option<&Path>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        }
+        _ => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            lock.write_all(text.as_bytes())
+                .and_then(|()| lock.flush())
+                .or_else(|e| {
+                    // A closed pipe (`weft fmt x | head`) is not an error.
+                    if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        Ok(())
+                    } else {
+                        Err(e)
+                    }
+                })
+                .map_err(|e| format!("cannot write standard output: {e}"))
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! `weft`: the command-line tool for XLA HLO programs with asynchronous operations.
+
+mod fmt;
+mod input;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// weft reads, writes and checks XLA HLO programs whose operations run
+/// asynchronously (async-start/update/done, first-class start/done pairs, and the
+/// `<op>-start` sugar).
+#[derive(Parser)]
+#[command(name = "weft", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the canonical text of an HLO module.
+    ///
+    /// Reads FILE (or standard input when FILE is `-` or absent), parses it, and
+    /// prints XLA's canonical text for it: the long form by default (as XLA's
+    /// `HloModule::ToString`, with `%` names, operand shapes, computation
+    /// signatures and metadata), or the short form with --short (XLA's
+    /// ShortParsable). Async operations print with `<op>-start/-update/-done`
+    /// sugar wherever XLA prints it. Exit status 0 on success, 1 on a parse error
+    /// (reported as file:line:col with the offending text).
+    Fmt(fmt::FmtArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Fmt(args) => fmt::run(&args),
+    }
+}

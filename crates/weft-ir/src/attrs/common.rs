@@ -1,0 +1,519 @@
+//! Attributes any instruction may carry — sharding, frontend attributes, control
+//! predecessors, statistics, result accuracy, origin, metadata and backend config —
+//! parse and print side by side.
+//!
+//! They print after the family attributes and called computations, in this order:
+//! `sharding`, `frontend_attributes`, `control-predecessors` (long form only),
+//! `statistics`, `result_accuracy`, `origin`, `metadata` (long form only),
+//! `backend_config`.
+
+use super::sharding::Sharding;
+use crate::module::Instr;
+use crate::text::float::format_g;
+use crate::text::lexer::{Tok, escape_into};
+use crate::text::parser::{PResult, Parser};
+use crate::text::printer::push_int_list;
+use crate::text::shape::push_int;
+
+/// Source information about an instruction (`metadata={…}`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Metadata {
+    /// `op_type="…"`.
+    pub op_type: String,
+    /// `op_name="…"`.
+    pub op_name: String,
+    /// `source_file="…"`.
+    pub source_file: String,
+    /// `source_line=N`.
+    pub source_line: i64,
+    /// `source_end_line=N`.
+    pub source_end_line: i64,
+    /// `source_column=N`.
+    pub source_column: i64,
+    /// `source_end_column=N`.
+    pub source_end_column: i64,
+    /// `profile_type={…}`.
+    pub profile_type: Vec<i64>,
+    /// `deduplicated_name="…"`.
+    pub deduplicated_name: String,
+    /// `scheduling_name="…"`.
+    pub scheduling_name: String,
+    /// `stack_frame_id=N` (0 for none).
+    pub stack_frame_id: i64,
+    /// `preserve_layout=true`.
+    pub preserve_layout: bool,
+}
+
+impl Metadata {
+    /// Whether XLA prints this metadata at all (it omits metadata that carries
+    /// only line numbers or profile types).
+    pub fn is_printed(&self) -> bool {
+        !self.op_type.is_empty()
+            || !self.op_name.is_empty()
+            || !self.source_file.is_empty()
+            || !self.scheduling_name.is_empty()
+            || self.stack_frame_id != 0
+    }
+
+    /// Appends the space-separated fields (without braces); the output must end
+    /// with the opening `{`.
+    pub fn print_fields(&self, out: &mut String) {
+        fn sep(out: &mut String) {
+            if !out.ends_with('{') {
+                out.push(' ');
+            }
+        }
+        fn string(out: &mut String, name: &str, value: &str) {
+            if !value.is_empty() {
+                sep(out);
+                out.push_str(name);
+                out.push_str("=\"");
+                escape_into(out, value);
+                out.push('"');
+            }
+        }
+        fn int(out: &mut String, name: &str, value: i64) {
+            if value != 0 {
+                sep(out);
+                out.push_str(name);
+                out.push('=');
+                push_int(out, value);
+            }
+        }
+        string(out, "op_type", &self.op_type);
+        string(out, "op_name", &self.op_name);
+        string(out, "source_file", &self.source_file);
+        int(out, "source_line", self.source_line);
+        int(out, "source_end_line", self.source_end_line);
+        int(out, "source_column", self.source_column);
+        int(out, "source_end_column", self.source_end_column);
+        if !self.profile_type.is_empty() {
+            sep(out);
+            out.push_str("profile_type=");
+            push_int_list(out, &self.profile_type);
+        }
+        string(out, "deduplicated_name", &self.deduplicated_name);
+        if self.preserve_layout {
+            sep(out);
+            out.push_str("preserve_layout=true");
+        }
+        string(out, "scheduling_name", &self.scheduling_name);
+        int(out, "stack_frame_id", self.stack_frame_id);
+    }
+}
+
+/// `frontend_attributes={key="value", …}`: string keys and values, printed sorted
+/// by key. A value that is itself a brace dict prints without quotes.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct FrontendAttributes {
+    /// `(key, value)` pairs, sorted by key.
+    pub entries: Vec<(String, String)>,
+}
+
+impl FrontendAttributes {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets `key` to `value`, keeping the entries sorted.
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        let key = key.into();
+        let value = value.into();
+        match self.entries.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
+            Ok(i) => self.entries[i].1 = value,
+            Err(i) => self.entries.insert(i, (key, value)),
+        }
+    }
+
+    /// Appends `{k=v,…}`.
+    pub fn print(&self, out: &mut String) {
+        out.push('{');
+        for (i, (k, v)) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(k);
+            out.push('=');
+            print_string_or_dict(out, v);
+        }
+        out.push('}');
+    }
+}
+
+/// Appends `value` raw if it is a brace dict (`{…}` with balanced braces), else
+/// quoted with C escapes — XLA's rule for backend configs and frontend attribute
+/// values.
+pub fn print_string_or_dict(out: &mut String, value: &str) {
+    if lexes_as_dict(value) {
+        out.push_str(value);
+    } else {
+        out.push('"');
+        escape_into(out, value);
+        out.push('"');
+    }
+}
+
+/// Whether `text` is `{…}` with balanced braces (skipping `"…"` strings) and
+/// nothing but whitespace after the closing brace.
+pub fn lexes_as_dict(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b'{') {
+        return false;
+    }
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return bytes[i + 1..].iter().all(|b| b.is_ascii_whitespace());
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `backend_config=`: an opaque string, usually JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct BackendConfig(pub String);
+
+/// `statistics={visualizing_index=N, name=value, …}`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Statistics {
+    /// Which statistic a visualizer shows.
+    pub visualizing_index: i64,
+    /// `(name, value)` pairs in order.
+    pub stats: Vec<(String, f64)>,
+}
+
+/// `result_accuracy={mode=…}` or `{tolerance={atol=…,rtol=…,ulps=…}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultAccuracy {
+    /// A named mode (`default`, `highest`).
+    Mode(String),
+    /// Numeric tolerances.
+    Tolerance {
+        /// Absolute tolerance.
+        atol: f64,
+        /// Relative tolerance.
+        rtol: f64,
+        /// Units in the last place.
+        ulps: i64,
+    },
+}
+
+/// The common attributes of an instruction.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct CommonAttrs {
+    /// `sharding={…}`.
+    pub sharding: Option<Sharding>,
+    /// `frontend_attributes={…}`.
+    pub frontend_attributes: Option<FrontendAttributes>,
+    /// `control-predecessors={…}`.
+    pub control_predecessors: Vec<Instr>,
+    /// `statistics={…}`.
+    pub statistics: Option<Statistics>,
+    /// `result_accuracy={…}`.
+    pub result_accuracy: Option<ResultAccuracy>,
+    /// `origin={…}` (the original value), kept as written.
+    pub origin: Option<String>,
+    /// `metadata={…}`.
+    pub metadata: Option<Metadata>,
+    /// `backend_config=…`.
+    pub backend_config: Option<BackendConfig>,
+}
+
+static EMPTY_COMMON: CommonAttrs = CommonAttrs {
+    sharding: None,
+    frontend_attributes: None,
+    control_predecessors: Vec::new(),
+    statistics: None,
+    result_accuracy: None,
+    origin: None,
+    metadata: None,
+    backend_config: None,
+};
+
+impl CommonAttrs {
+    /// A shared empty set.
+    pub fn empty() -> &'static CommonAttrs {
+        &EMPTY_COMMON
+    }
+
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        *self == EMPTY_COMMON
+    }
+}
+
+impl Parser<'_> {
+    /// `{op_type="…" op_name="…" source_line=N …}`; commas are optional.
+    pub(crate) fn metadata(&mut self) -> PResult<Metadata> {
+        self.expect(Tok::LBrace, "'{' starting metadata")?;
+        let mut m = Metadata::default();
+        loop {
+            if self.eat(Tok::RBrace) {
+                return Ok(m);
+            }
+            self.eat(Tok::Comma);
+            if self.eat(Tok::RBrace) {
+                return Ok(m);
+            }
+            let span = self.span();
+            if !self.at(Tok::AttrName) {
+                return Err(self.error(format!(
+                    "expected a metadata field like op_name=\"…\", found {}",
+                    self.found()
+                )));
+            }
+            let name = self.cur_text();
+            self.bump();
+            match name {
+                "op_type" => m.op_type = self.string()?,
+                "op_name" => m.op_name = self.string()?,
+                "source_file" => m.source_file = self.string()?,
+                "source_line" => m.source_line = self.int()?,
+                "source_end_line" => m.source_end_line = self.int()?,
+                "source_column" => m.source_column = self.int()?,
+                "source_end_column" => m.source_end_column = self.int()?,
+                "profile_type" => m.profile_type = self.int_list()?,
+                "deduplicated_name" => m.deduplicated_name = self.string()?,
+                "scheduling_name" => m.scheduling_name = self.string()?,
+                "stack_frame_id" => m.stack_frame_id = self.int()?,
+                "preserve_layout" => m.preserve_layout = self.bool()?,
+                _ => {
+                    return Err(self
+                        .error_at(span, format!("unknown metadata field '{name}'"))
+                        .with_hint("metadata fields are op_type, op_name, source_file, source_line, source_end_line, source_column, source_end_column, profile_type, deduplicated_name, scheduling_name, stack_frame_id and preserve_layout"));
+                }
+            }
+        }
+    }
+
+    /// `{key="value", key={dict}, …}`.
+    pub(crate) fn frontend_attributes(&mut self) -> PResult<FrontendAttributes> {
+        self.expect(Tok::LBrace, "'{' starting frontend attributes")?;
+        let mut attrs = FrontendAttributes::default();
+        if self.eat(Tok::RBrace) {
+            return Ok(attrs);
+        }
+        loop {
+            let key = match self.kind() {
+                Tok::AttrName => {
+                    let k = self.cur_text().to_string();
+                    self.bump();
+                    k
+                }
+                Tok::Str => {
+                    let k = self.string()?;
+                    self.expect(Tok::Equal, "'=' after the key")?;
+                    k
+                }
+                _ => {
+                    return Err(self.error(format!(
+                        "expected a frontend attribute like key=\"value\", found {}",
+                        self.found()
+                    )));
+                }
+            };
+            let value = if self.at(Tok::LBrace) {
+                self.raw_braced()?.to_string()
+            } else {
+                self.string()?
+            };
+            attrs.set(key, value);
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.expect(Tok::RBrace, "',' or '}' in frontend attributes")?;
+            return Ok(attrs);
+        }
+    }
+
+    /// `"escaped string"` or a raw `{…}` dict.
+    pub(crate) fn string_or_dict(&mut self) -> PResult<String> {
+        if self.at(Tok::LBrace) {
+            Ok(self.raw_braced()?.to_string())
+        } else {
+            self.string()
+        }
+    }
+
+    /// `{visualizing_index=1,stat-1=33,…}`.
+    pub(crate) fn statistics(&mut self) -> PResult<Statistics> {
+        self.expect(Tok::LBrace, "'{' starting statistics")?;
+        let mut stats = Statistics::default();
+        if self.eat(Tok::RBrace) {
+            return Ok(stats);
+        }
+        loop {
+            if !self.at(Tok::AttrName) {
+                return Err(self.error(format!(
+                    "expected a statistic like name=1.5, found {}",
+                    self.found()
+                )));
+            }
+            let name = self.cur_text();
+            self.bump();
+            if name == "visualizing_index" {
+                stats.visualizing_index = self.int()?;
+            } else {
+                let value = self.number()?;
+                stats.stats.push((name.to_string(), value));
+            }
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.expect(Tok::RBrace, "',' or '}' in statistics")?;
+            return Ok(stats);
+        }
+    }
+
+    /// An integer or decimal as `f64`.
+    pub(crate) fn number(&mut self) -> PResult<f64> {
+        match self.kind() {
+            Tok::Int | Tok::Decimal => {
+                let text = self.cur_text();
+                let v = crate::text::float::parse_f64(text)
+                    .ok_or_else(|| self.error(format!("malformed number '{text}'")))?;
+                self.bump();
+                Ok(v)
+            }
+            Tok::Ident if matches!(self.cur_text(), "inf" | "nan") => {
+                let v = if self.cur_text() == "inf" {
+                    f64::INFINITY
+                } else {
+                    f64::NAN
+                };
+                self.bump();
+                Ok(v)
+            }
+            _ => Err(self.error(format!("expected a number, found {}", self.found()))),
+        }
+    }
+
+    /// `{mode=highest}` or `{tolerance={atol=…,rtol=…,ulps=…}}`.
+    pub(crate) fn result_accuracy(&mut self) -> PResult<ResultAccuracy> {
+        self.expect(Tok::LBrace, "'{' starting result_accuracy")?;
+        let span = self.span();
+        if !self.at(Tok::AttrName) {
+            return Err(self.error("expects attribute name"));
+        }
+        let name = self.cur_text();
+        self.bump();
+        let accuracy = match name {
+            "mode" => {
+                let span = self.span();
+                let word = self.ident("a result accuracy mode")?;
+                let lower = word.to_ascii_lowercase();
+                if lower != "default" && lower != "highest" {
+                    return Err(self
+                        .error_at(
+                            span,
+                            format!("expects ResultAccuracy type but sees: {word}"),
+                        )
+                        .with_hint("modes are default and highest"));
+                }
+                ResultAccuracy::Mode(lower)
+            }
+            "tolerance" => {
+                self.expect(Tok::LBrace, "'{' starting the tolerance")?;
+                let (mut atol, mut rtol, mut ulps) = (0.0, 0.0, 0);
+                loop {
+                    if self.eat(Tok::RBrace) {
+                        break;
+                    }
+                    self.eat(Tok::Comma);
+                    let field_span = self.span();
+                    if !self.at(Tok::AttrName) {
+                        return Err(self.error("expects attribute name"));
+                    }
+                    let field = self.cur_text();
+                    self.bump();
+                    match field {
+                        "atol" => atol = self.number()?,
+                        "rtol" => rtol = self.number()?,
+                        "ulps" => ulps = self.int()?,
+                        _ => {
+                            return Err(self.error_at(
+                                field_span,
+                                format!("invalid attribute name '{field}' in the tolerance"),
+                            ));
+                        }
+                    }
+                }
+                ResultAccuracy::Tolerance { atol, rtol, ulps }
+            }
+            _ => {
+                return Err(self
+                    .error_at(
+                        span,
+                        format!("invalid attribute name '{name}' in result_accuracy"),
+                    )
+                    .with_hint(
+                        "result_accuracy is {mode=highest} or {tolerance={atol=…,rtol=…,ulps=…}}",
+                    ));
+            }
+        };
+        self.expect(Tok::RBrace, "'}' closing result_accuracy")?;
+        Ok(accuracy)
+    }
+}
+
+impl Statistics {
+    /// Appends `{visualizing_index=N,name=value,…}`.
+    pub fn print(&self, out: &mut String) {
+        out.push_str("{visualizing_index=");
+        push_int(out, self.visualizing_index);
+        for (name, value) in &self.stats {
+            out.push(',');
+            out.push_str(name);
+            out.push('=');
+            out.push_str(&format_g(*value, 6));
+        }
+        out.push('}');
+    }
+}
+
+impl ResultAccuracy {
+    /// Appends `{mode=…}` or `{tolerance={…}}`.
+    pub fn print(&self, out: &mut String) {
+        match self {
+            ResultAccuracy::Mode(mode) => {
+                out.push_str("{mode=");
+                out.push_str(mode);
+                out.push('}');
+            }
+            ResultAccuracy::Tolerance { atol, rtol, ulps } => {
+                out.push_str("{tolerance={atol=");
+                out.push_str(&format_g(*atol, 6));
+                out.push_str(",rtol=");
+                out.push_str(&format_g(*rtol, 6));
+                out.push_str(",ulps=");
+                push_int(out, *ulps);
+                out.push_str("}}");
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! The module: computations, the module-wide instruction store, module attributes
+//! and the schedule.
+//!
+//! Ownership and order (the invariants the verifier checks):
+//! - the [`Module`] owns every computation ([`CompData`]) and every instruction
+//!   ([`InstrData`]) in one module-wide store; an instruction's `parent` says which
+//!   computation it belongs to, so moving it into another computation (an async
+//!   wrapper, say) keeps its handle;
+//! - instruction data (opcode, shape, operands, callees, attributes) is separate from
+//!   order: a computation's `body` lists its live instructions in text order, and the
+//!   optional [`Schedule`] lists, per computation, the order they execute in;
+//! - every operand and control predecessor of an instruction is in the same
+//!   computation; every callee is a computation of the module;
+//! - `params[i]` is the `parameter(i)` instruction of the computation; `root` is in
+//!   `body`;
+//! - computation names are unique in the module and instruction names are unique in
+//!   the module (XLA's parser and printer rely on both).
+
+use crate::attrs::{Attrs, CommonAttrs};
+use crate::entity::{EntityRef, EntityVec};
+use crate::module_config::ModuleConfig;
+use crate::opcode::Opcode;
+use crate::shape::{Shape, ShapeTable};
+use crate::stack_frames::StackFrames;
+
+crate::entity!(
+    /// An instruction of a [`Module`].
+    Instr,
+    "inst"
+);
+crate::entity!(
+    /// A computation of a [`Module`].
+    Comp,
+    "comp"
+);
+
+/// One instruction.
+#[derive(Clone, Debug)]
+pub struct InstrData {
+    /// The instruction's name (without `%`).
+    pub name: String,
+    /// What it does.
+    pub opcode: Opcode,
+    /// The shape of its result.
+    pub shape: Shape,
+    /// Its operands, in order.
+    pub operands: Vec<Instr>,
+    /// The computations it calls; their roles follow from the opcode (see
+    /// [`InstrData::callee_roles`]).
+    pub callees: Vec<Comp>,
+    /// The opcode's attribute family.
+    pub attrs: Attrs,
+    /// Attributes any instruction may carry (sharding, metadata, …); `None` when it
+    /// carries none.
+    pub common: Option<Box<CommonAttrs>>,
+    /// The computation the instruction belongs to.
+    pub parent: Comp,
+}
+
+impl InstrData {
+    /// The common attributes, or an empty set.
+    pub fn common(&self) -> &CommonAttrs {
+        self.common.as_deref().unwrap_or(CommonAttrs::empty())
+    }
+
+    /// The common attributes, made mutable (created empty if absent).
+    pub fn common_mut(&mut self) -> &mut CommonAttrs {
+        self.common.get_or_insert_with(Default::default)
+    }
+
+    /// The instructions that must run before this one without being operands.
+    pub fn control_predecessors(&self) -> &[Instr] {
+        self.common
+            .as_deref()
+            .map_or(&[], |c| c.control_predecessors.as_slice())
+    }
+}
+
+/// One computation.
+#[derive(Clone, Debug)]
+pub struct CompData {
+    /// The computation's name (without `%`).
+    pub name: String,
+    /// `params[i]` is its `parameter(i)`.
+    pub params: Vec<Instr>,
+    /// The instruction whose value the computation returns.
+    pub root: Option<Instr>,
+    /// The live instructions, in text order (the order a parser saw them, or a pass
+    /// put them in).
+    pub body: Vec<Instr>,
+    /// The execution thread, when not the main one (`execution_thread="…"`).
+    pub execution_thread: Option<String>,
+}
+
+impl CompData {
+    /// The execution thread's name (`"main"` unless set).
+    pub fn thread(&self) -> &str {
+        self.execution_thread.as_deref().unwrap_or(MAIN_THREAD)
+    }
+}
+
+/// The name of the main execution thread.
+pub const MAIN_THREAD: &str = "main";
+
+/// The execution order of the instructions of each scheduled computation.
+#[derive(Clone, Debug, Default)]
+pub struct Schedule {
+    /// Per computation, the instructions in execution order.
+    pub sequences: Vec<(Comp, Vec<Instr>)>,
+}
+
+impl Schedule {
+    /// The sequence of `comp`, if it is scheduled.
+    pub fn sequence(&self, comp: Comp) -> Option<&[Instr]> {
+        self.sequences
+            .iter()
+            .find(|(c, _)| *c == comp)
+            .map(|(_, s)| s.as_slice())
+    }
+}
+
+/// An HLO module.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The module's name.
+    pub name: String,
+    /// Interned shapes.
+    pub shapes: ShapeTable,
+    /// Every instruction ever made.
+    pub instrs: EntityVec<Instr, InstrData>,
+    /// Every computation ever made.
+    pub comps: EntityVec<Comp, CompData>,
+    /// The live computations in text order.
+    pub comp_order: Vec<Comp>,
+    /// The entry computation.
+    pub entry: Option<Comp>,
+    /// Module-level attributes from the `HloModule` line.
+    pub config: ModuleConfig,
+    /// The stack-frame tables (`FileNames`, `FunctionNames`, …), if any.
+    pub stack_frames: Option<StackFrames>,
+    /// The schedule; present when the module `is_scheduled`.
+    pub schedule: Option<Schedule>,
+}
+
+impl Module {
+    /// An empty module named `name`.
+    pub fn new(name: impl Into<String>) -> Module {
+        Module {
+            name: name.into(),
+            shapes: ShapeTable::new(),
+            instrs: EntityVec::new(),
+            comps: EntityVec::new(),
+            comp_order: Vec::new(),
+            entry: None,
+            config: ModuleConfig::default(),
+            stack_frames: None,
+            schedule: None,
+        }
+    }
+
+    /// Adds an empty computation and returns its handle.
+    pub fn add_comp(&mut self, name: impl Into<String>) -> Comp {
+        let comp = self.comps.push(CompData {
+            name: name.into(),
+            params: Vec::new(),
+            root: None,
+            body: Vec::new(),
+            execution_thread: None,
+        });
+        self.comp_order.push(comp);
+        comp
+    }
+
+    /// Adds an instruction at the end of its parent's body and returns its handle.
+    /// A parameter is also recorded as its computation's parameter.
+    pub fn add_instr(&mut self, data: InstrData) -> Instr {
+        let parent = data.parent;
+        let parameter = match (&data.opcode, &data.attrs) {
+            (Opcode::Parameter, Attrs::Parameter(p)) => Some(p.number),
+            _ => None,
+        };
+        let instr = self.instrs.push(data);
+        let comp = &mut self.comps[parent];
+        comp.body.push(instr);
+        if let Some(number) = parameter {
+            let slot = number as usize;
+            if comp.params.len() <= slot {
+                comp.params.resize(slot + 1, instr);
+            }
+            comp.params[slot] = instr;
+        }
+        instr
+    }
+
+    /// The data of `instr`.
+    #[inline]
+    pub fn instr(&self, instr: Instr) -> &InstrData {
+        &self.instrs[instr]
+    }
+
+    /// The data of `comp`.
+    #[inline]
+    pub fn comp(&self, comp: Comp) -> &CompData {
+        &self.comps[comp]
+    }
+
+    /// The entry computation.
+    pub fn entry(&self) -> Option<Comp> {
+        self.entry
+    }
+
+    /// The live computations in text order.
+    pub fn computations(&self) -> impl Iterator<Item = Comp> + '_ {
+        self.comp_order.iter().copied()
+    }
+
+    /// The shape of `instr`'s result.
+    #[inline]
+    pub fn shape_of(&self, instr: Instr) -> Shape {
+        self.instrs[instr].shape
+    }
+
+    /// Finds a computation by name.
+    pub fn comp_by_name(&self, name: &str) -> Option<Comp> {
+        self.comp_order
+            .iter()
+            .copied()
+            .find(|&c| self.comps[c].name == name)
+    }
+
+    /// Finds an instruction by name in `comp`.
+    pub fn instr_by_name(&self, comp: Comp, name: &str) -> Option<Instr> {
+        self.comps[comp]
+            .body
+            .iter()
+            .copied()
+            .find(|&i| self.instrs[i].name == name)
+    }
+
+    /// The instructions that use `instr` as an operand, in body order of its
+    /// computation (computed, not stored: passes never see stale use lists).
+    pub fn users(&self, instr: Instr) -> Vec<Instr> {
+        let comp = self.instrs[instr].parent;
+        self.comps[comp]
+            .body
+            .iter()
+            .copied()
+            .filter(|&u| self.instrs[u].operands.contains(&instr))
+            .collect()
+    }
+
+    /// The instructions of every live computation, computation by computation.
+    pub fn all_instrs(&self) -> impl Iterator<Item = Instr> + '_ {
+        self.comp_order
+            .iter()
+            .flat_map(move |&c| self.comps[c].body.iter().copied())
+    }
+
+    /// The number of live instructions.
+    pub fn instr_count(&self) -> usize {
+        self.comp_order
+            .iter()
+            .map(|&c| self.comps[c].body.len())
+            .sum()
+    }
+
+    /// The dense index of an instruction handle (for side tables).
+    pub fn instr_index(instr: Instr) -> usize {
+        instr.index()
+    }
+}

@@ -1,0 +1,487 @@
+//! Instructions: `[ROOT] name = [shape] opcode(operands), attr=value, …`, nested
+//! instructions as operands, compact get-tuple-elements (`%t#0#1`), and the common
+//! attributes every instruction may carry.
+
+use crate::attrs::{Attrs, CommonAttrs, ParameterAttrs};
+use crate::diagnostic::Span;
+use crate::module::{Comp, Instr};
+use crate::opcode::{Arity, Flags, Opcode};
+use crate::shape::Shape;
+use crate::text::attr_bag::{Bag, Value};
+use crate::text::family::Site;
+use crate::text::lexer::Tok;
+use crate::text::parser::{PResult, Parser};
+
+/// What the opcode token named.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum OpcodeSpec {
+    /// A real opcode.
+    Plain(Opcode),
+    /// `<wrapped>-start|-update|-done` sugar around `wrapped`.
+    Sugar(Opcode, Opcode),
+}
+
+impl<'s> Parser<'s> {
+    /// One top-level instruction line of the current computation.
+    pub(crate) fn instruction(&mut self) -> PResult<Instr> {
+        let root_span = self.span();
+        let is_root = self.eat_word("ROOT");
+        let name_span = self.span();
+        let name = match self.kind() {
+            Tok::Ident => self.ident("an instruction name")?,
+            Tok::AttrName => {
+                return Err(self
+                    .error(format!("expects '=' in instruction, found '{}='", self.cur_text()))
+                    .with_hint("write a space before '=' or put '%' before the name: `%name=…` and `name = …` both work"));
+            }
+            _ => {
+                return Err(self.error(format!(
+                    "expected an instruction name, found {}",
+                    self.found()
+                )));
+            }
+        };
+        self.expect(Tok::Equal, "'=' in instruction")?;
+        let instr = self.rhs(Some((name, name_span)), false)?;
+        if is_root {
+            if self.scope().root.is_some() {
+                return Err(self.error_at(root_span, "one computation should have only one ROOT"));
+            }
+            self.scope().root = Some(instr);
+        }
+        Ok(instr)
+    }
+
+    /// The right-hand side of an instruction; `name` is `None` for a nested one.
+    pub(crate) fn rhs(&mut self, name: Option<(&'s str, Span)>, nested: bool) -> PResult<Instr> {
+        let shape = if self.at_shape() {
+            Some(self.shape()?)
+        } else {
+            None
+        };
+        self.rhs_after_shape(name, shape, nested)
+    }
+
+    fn rhs_after_shape(
+        &mut self,
+        name: Option<(&'s str, Span)>,
+        shape: Option<Shape>,
+        nested: bool,
+    ) -> PResult<Instr> {
+        let opcode_span = self.span();
+        let spec = self.opcode_spec()?;
+        let instr = match spec {
+            OpcodeSpec::Sugar(..)
+            | OpcodeSpec::Plain(Opcode::AsyncStart)
+            | OpcodeSpec::Plain(Opcode::AsyncUpdate)
+            | OpcodeSpec::Plain(Opcode::AsyncDone) => {
+                self.async_instruction(name, shape, spec, opcode_span, nested)?
+            }
+            OpcodeSpec::Plain(opcode) => {
+                self.plain_instruction(name, shape, opcode, opcode_span, nested)?
+            }
+        };
+        Ok(instr)
+    }
+
+    /// Reads the opcode token, resolving async sugar exactly as XLA does.
+    fn opcode_spec(&mut self) -> PResult<OpcodeSpec> {
+        if !self.at(Tok::Ident) {
+            return Err(self.error(format!("expects opcode, found {}", self.found())));
+        }
+        let text = self.cur_text();
+        if let Some(op) = Opcode::from_name(text) {
+            self.bump();
+            return Ok(OpcodeSpec::Plain(op));
+        }
+        for (suffix, kind) in [
+            ("-start", Opcode::AsyncStart),
+            ("-update", Opcode::AsyncUpdate),
+            ("-done", Opcode::AsyncDone),
+        ] {
+            let Some(prefix) = text.strip_suffix(suffix) else {
+                continue;
+            };
+            match Opcode::from_name(prefix) {
+                Some(wrapped) if wrapped.has(Flags::NO_ASYNC_SUGAR) => {
+                    return Err(self
+                        .error(format!(
+                            "expects opcode but sees: {text}, error: Unknown opcode: {text}"
+                        ))
+                        .with_hint(format!(
+                            "{prefix} has first-class asynchronous opcodes ({}); it cannot be wrapped by {suffix} sugar",
+                            first_class_names(wrapped)
+                        )));
+                }
+                Some(wrapped) => {
+                    self.bump();
+                    return Ok(OpcodeSpec::Sugar(kind, wrapped));
+                }
+                None => {
+                    return Err(self.error(format!(
+                        "expects async wrapped opcode but sees: {text}, error: Unknown opcode: {prefix}"
+                    )));
+                }
+            }
+        }
+        Err(self
+            .error(format!(
+                "expects opcode but sees: {text}, error: Unknown opcode: {text}"
+            ))
+            .with_label("unknown opcode"))
+    }
+
+    /// `(operand, …)`; returns the operands, each operand's span and the `(` span.
+    pub(crate) fn operand_list(&mut self) -> PResult<(Vec<Instr>, Vec<Span>, Span)> {
+        let open = self.span();
+        self.expect(Tok::LParen, "'(' at the beginning of operands")?;
+        let mut operands = Vec::new();
+        let mut spans = Vec::new();
+        if self.eat(Tok::RParen) {
+            return Ok((operands, spans, open));
+        }
+        loop {
+            let start = self.span();
+            let operand = self.operand()?;
+            operands.push(operand);
+            spans.push(Span {
+                start: start.start,
+                end: self.prev_end(),
+            });
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.expect(Tok::RParen, "',' or ')' in the operand list")?;
+            return Ok((operands, spans, open));
+        }
+    }
+
+    /// `[shape] name[#i…]` or a nested `[shape] opcode(…)`.
+    fn operand(&mut self) -> PResult<Instr> {
+        let start = self.span();
+        let declared = if self.at_shape() {
+            Some(self.shape()?)
+        } else {
+            None
+        };
+        if !self.at(Tok::Ident) {
+            return Err(self.error(format!(
+                "expected an operand name or a nested instruction, found {}",
+                self.found()
+            )));
+        }
+        if self.peek().kind == Tok::LParen && !self.cur_text().starts_with('%') {
+            return self.rhs_after_shape(None, declared, true);
+        }
+        let name = self.ident("an operand name")?;
+        let Some(mut instr) = self.lookup(name) else {
+            return Err(self
+                .error_at(start, format!("instruction does not exist: {name}"))
+                .with_label("not defined in this computation")
+                .with_hint("operands must be defined earlier in the same computation"));
+        };
+        // Compact get-tuple-element: `%t#0#1`.
+        let mut key = name.to_string();
+        while self.eat(Tok::Hash) {
+            if !self.at(Tok::Int) {
+                return Err(self.error("expects integer"));
+            }
+            let index = self.int()?;
+            let tuple_shape = self.m.shape_of(instr);
+            let Some(elements) = self.m.shapes.tuple_elements(tuple_shape) else {
+                let mut text = String::new();
+                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                return Err(self.error_at(
+                    start,
+                    format!("GTE operand must be tuple, but has shape: {text}"),
+                ));
+            };
+            if index < 0 || index as usize >= elements.len() {
+                let mut text = String::new();
+                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                return Err(self.error_at(
+                    start,
+                    format!("GTE index {index} out of bounds for shape: {text}"),
+                ));
+            }
+            let element = elements[index as usize];
+            key.push('#');
+            key.push_str(&index.to_string());
+            instr = match self.scope().synthetic.get(&key) {
+                Some(&existing) => existing,
+                None => {
+                    let gte_name = key.replace('#', "_");
+                    let gte = self.push_instr(
+                        gte_name,
+                        Opcode::GetTupleElement,
+                        element,
+                        vec![instr],
+                        Vec::new(),
+                        Attrs::GetTupleElement { index },
+                        None,
+                    );
+                    self.scope().synthetic.insert(key.clone(), gte);
+                    gte
+                }
+            };
+        }
+        if let Some(declared) = declared {
+            let actual = self.m.shape_of(instr);
+            if declared != actual
+                && !crate::shape_util::compatible(&self.m.shapes, declared, actual)
+            {
+                let mut d = String::new();
+                crate::text::printer::print_shape(&self.m.shapes, &mut d, declared);
+                let mut a = String::new();
+                crate::text::printer::print_shape(&self.m.shapes, &mut a, actual);
+                return Err(self
+                    .error_at(
+                        start,
+                        format!(
+                            "The declared operand shape {d} is not compatible with the shape of the operand instruction {a}."
+                        ),
+                    )
+                    .with_hint(format!("{name} is {a}")));
+            }
+        }
+        Ok(instr)
+    }
+
+    /// Every non-async instruction.
+    fn plain_instruction(
+        &mut self,
+        name: Option<(&'s str, Span)>,
+        shape: Option<Shape>,
+        opcode: Opcode,
+        opcode_span: Span,
+        nested: bool,
+    ) -> PResult<Instr> {
+        // parameter(N) and constant(literal) have special operand syntax.
+        let (operands, operand_spans, open, special) = match opcode {
+            Opcode::Parameter => {
+                let open = self.span();
+                self.expect(Tok::LParen, "'(' after parameter")?;
+                let number_span = self.span();
+                let number = self.int()?;
+                if number < 0 {
+                    return Err(self.error_at(number_span, "parameter number must be >= 0"));
+                }
+                self.expect(Tok::RParen, "')' after the parameter number")?;
+                if self.scope_has_param(number) {
+                    return Err(
+                        self.error_at(number_span, format!("Duplicate parameter number {number}"))
+                    );
+                }
+                (
+                    Vec::new(),
+                    Vec::new(),
+                    open,
+                    Some(Attrs::Parameter(ParameterAttrs {
+                        number,
+                        replication: None,
+                    })),
+                )
+            }
+            Opcode::Constant => {
+                let open = self.span();
+                let Some(shape) = shape else {
+                    return Err(self
+                        .error_at(opcode_span, "cannot infer shape for opcode: constant")
+                        .with_hint("write the constant's shape before the opcode, e.g. f32[2] constant({1, 2})"));
+                };
+                self.expect(Tok::LParen, "'(' after constant")?;
+                let literal = self.literal(shape)?;
+                self.expect(Tok::RParen, "')' after the literal")?;
+                (
+                    Vec::new(),
+                    Vec::new(),
+                    open,
+                    Some(Attrs::Constant(Box::new(literal))),
+                )
+            }
+            _ => {
+                let (operands, spans, open) = self.operand_list()?;
+                (operands, spans, open, None)
+            }
+        };
+        if let Arity::Fixed(n) = opcode.arity()
+            && operands.len() != usize::from(n)
+            && special.is_none()
+        {
+            return Err(self.error_at(
+                open,
+                format!("expects {n} operands, but has {} operands", operands.len()),
+            ));
+        }
+        let mut bag = Bag::default();
+        if nested {
+            bag.end = self.span();
+        } else {
+            self.attributes(&mut bag)?;
+        }
+        let site = Site {
+            opcode,
+            operands: &operands,
+            operands_span: open,
+        };
+        let (mut attrs, callees) = match special {
+            Some(attrs) => (attrs, Vec::new()),
+            None => self.build_family(&site, &mut bag)?,
+        };
+        if let Attrs::Parameter(p) = &mut attrs
+            && let Some((_, Value::Bools(b))) = bag.take("parameter_replication")
+        {
+            p.replication = Some(b);
+        }
+        let common = self.common_attrs(&mut bag)?;
+        if let Some(entry) = bag.leftover() {
+            return Err(self
+                .error_at(
+                    entry.span,
+                    format!("unexpected attribute \"{}\"", entry.name),
+                )
+                .with_label(format!("not an attribute of {opcode}")));
+        }
+        let shape = match shape {
+            Some(s) => s,
+            None => self.infer_shape(opcode, &operands, &attrs, &callees, opcode_span)?,
+        };
+        let instr_name = self.instruction_name(name, opcode);
+        let instr = self.push_instr(instr_name, opcode, shape, operands, callees, attrs, common);
+        self.register(instr, name, opcode_span, operand_spans, &bag)?;
+        Ok(instr)
+    }
+
+    fn scope_has_param(&self, number: i64) -> bool {
+        let Some(scope) = self.scopes.last() else {
+            return false;
+        };
+        let comp = &self.m.comps[scope.comp];
+        comp.params.get(number as usize).is_some_and(
+            |&p| matches!(&self.m.instrs[p].attrs, Attrs::Parameter(a) if a.number == number),
+        )
+    }
+
+    /// The name an instruction gets: its written name, or `<opcode>.anon[.N]` for
+    /// a nested one (made unique among every name the parser has seen).
+    pub(crate) fn instruction_name(
+        &mut self,
+        name: Option<(&'s str, Span)>,
+        opcode: Opcode,
+    ) -> String {
+        match name {
+            Some((n, _)) => {
+                self.text_uniquer.unique(n);
+                n.to_string()
+            }
+            None => self.text_uniquer.unique(&format!("{}.anon", opcode.name())),
+        }
+    }
+
+    /// Records a new instruction's name and spans in the current scope.
+    pub(crate) fn register(
+        &mut self,
+        instr: Instr,
+        name: Option<(&'s str, Span)>,
+        opcode_span: Span,
+        operand_spans: Vec<Span>,
+        bag: &Bag<'_>,
+    ) -> PResult<()> {
+        self.spans
+            .instr_names
+            .insert(instr, name.map_or(opcode_span, |(_, s)| s));
+        self.spans.instr_opcodes.insert(instr, opcode_span);
+        if !operand_spans.is_empty() {
+            self.spans.instr_operands.insert(instr, operand_spans);
+        }
+        if !bag.entries.is_empty() {
+            self.spans.instr_attrs.insert(
+                instr,
+                bag.entries
+                    .iter()
+                    .map(|e| (e.name.to_string(), e.span))
+                    .collect(),
+            );
+        }
+        if let Some((n, span)) = name {
+            if let Some(&previous) = self.scope().names.get(n) {
+                let previous_span = self.spans.instr(previous);
+                let mut d = self
+                    .error_at(span, format!("instruction already exists: {n}"))
+                    .with_label("defined twice");
+                if let Some(prev) = previous_span {
+                    let at = crate::diagnostic::line_col(self.src, prev.start as usize);
+                    d = d.with_hint(format!(
+                        "instruction previously defined here: line {}, column {}",
+                        at.line, at.col
+                    ));
+                }
+                return Err(d);
+            }
+            self.scope().names.insert(n, instr);
+        } else {
+            let generated = self.m.instrs[instr].name.clone();
+            self.scope().synthetic.insert(generated, instr);
+        }
+        Ok(())
+    }
+
+    /// Takes the common attributes out of `bag`.
+    pub(crate) fn common_attrs(&mut self, bag: &mut Bag<'_>) -> PResult<Option<Box<CommonAttrs>>> {
+        let mut common = CommonAttrs::default();
+        if let Some((_, Value::Sharding(s))) = bag.take("sharding") {
+            common.sharding = Some(s);
+        }
+        if let Some((_, Value::Frontend(f))) = bag.take("frontend_attributes") {
+            common.frontend_attributes = Some(f);
+        }
+        if let Some((_, Value::Instrs(i))) = bag.take("control-predecessors") {
+            common.control_predecessors = i;
+        }
+        if let Some((_, Value::Statistics(s))) = bag.take("statistics") {
+            common.statistics = Some(s);
+        }
+        if let Some((_, Value::Accuracy(a))) = bag.take("result_accuracy") {
+            common.result_accuracy = Some(a);
+        }
+        if let Some((_, Value::Raw(o))) = bag.take("origin") {
+            common.origin = Some(o);
+        }
+        if let Some((_, Value::Metadata(m))) = bag.take("metadata") {
+            common.metadata = Some(m);
+        }
+        if let Some((_, Value::Str(b))) = bag.take("backend_config") {
+            common.backend_config = Some(crate::attrs::BackendConfig(b));
+        }
+        Ok(if common.is_empty() {
+            None
+        } else {
+            Some(Box::new(common))
+        })
+    }
+
+    /// A computation reference: `%name` or an inline `{ … }` body.
+    pub(crate) fn computation_ref(&mut self) -> PResult<Comp> {
+        if self.at(Tok::LBrace) {
+            return self.inline_computation();
+        }
+        let span = self.span();
+        let name = self.ident("a computation name")?;
+        self.comp_names.get(name).copied().ok_or_else(|| {
+            self.error_at(span, format!("computation does not exist: {name}"))
+                .with_hint("computations must be defined before they are used")
+        })
+    }
+}
+
+fn first_class_names(op: Opcode) -> &'static str {
+    match op {
+        Opcode::AllGather => "all-gather-start / all-gather-done",
+        Opcode::AllReduce => "all-reduce-start / all-reduce-done",
+        Opcode::CollectivePermute => "collective-permute-start / collective-permute-done",
+        Opcode::Copy => "copy-start / copy-done",
+        Opcode::Send => "send / send-done",
+        Opcode::Recv => "recv / recv-done",
+        _ => "",
+    }
+}

@@ -1,0 +1,402 @@
+//! The HLO text parser: a hand-written recursive-descent parser over the lazy
+//! [`Lexer`], building the [`Module`] directly.
+//!
+//! Grammar (notes: XLA's `hlo_parser.cc`):
+//!
+//! ```text
+//! module      := [HloModule name (',' module_attr)*] stack_frames? computation*
+//! computation := [ENTRY] name [signature] '{' instruction* '}' [',' execution_thread="t"]
+//! instruction := [ROOT] name '=' [shape] opcode '(' operands ')' (',' attribute)*
+//! operand     := [shape] name ('#' int)* | [shape] opcode '(' operands ')'
+//! ```
+//!
+//! The parser follows XLA where the text is ambiguous: `%` is optional on names; a
+//! header-less text is a module when it starts with `ENTRY` or `name {`; the last
+//! computation is the entry when none is marked; the last instruction is the root
+//! when none is marked; missing layouts get the default layout; names are made
+//! unique module-wide, computation by computation in the order their parsing
+//! finishes (so a nested or earlier computation keeps its names and later
+//! duplicates get `.1`, `.2`, … as XLA's `NameUniquer` gives them).
+
+use rustc_hash::FxHashMap;
+
+use crate::attrs::{Attrs, CommonAttrs};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::module::{Comp, Instr, InstrData, Module};
+use crate::names::NameUniquer;
+use crate::opcode::Opcode;
+use crate::shape::Shape;
+use crate::text::lexer::{Lexer, Tok, Token};
+use crate::text::source_map::SourceMap;
+
+/// The result of a parse step.
+pub(crate) type PResult<T> = Result<T, Diagnostic>;
+
+/// Names declared in one computation being parsed.
+pub(crate) struct Scope<'s> {
+    pub comp: Comp,
+    /// Source name (without `%`) → instruction.
+    pub names: FxHashMap<&'s str, Instr>,
+    /// Names of instructions created by the parser itself (nested instructions,
+    /// compact get-tuple-elements), which have no source text to borrow.
+    pub synthetic: FxHashMap<String, Instr>,
+    /// The instruction marked `ROOT`, if any.
+    pub root: Option<Instr>,
+}
+
+/// The parser state.
+pub(crate) struct Parser<'s> {
+    pub src: &'s str,
+    lexer: Lexer<'s>,
+    /// The current (not yet consumed) token.
+    pub tok: Token,
+    /// The module being built.
+    pub m: Module,
+    pub scopes: Vec<Scope<'s>>,
+    /// Computation names as written → handle.
+    pub comp_names: FxHashMap<String, Comp>,
+    pub instr_uniquer: NameUniquer,
+    /// Every name the text has given an instruction so far (XLA's parser-level
+    /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
+    pub text_uniquer: NameUniquer,
+    /// The end of the last consumed token.
+    prev_end: u32,
+    pub comp_uniquer: NameUniquer,
+    pub spans: SourceMap,
+    /// Computations in the order their parsing finished (XLA adds computations to
+    /// the module in this order).
+    pub finished: Vec<Comp>,
+    /// The computation written with `ENTRY`.
+    pub marked_entry: Option<Comp>,
+}
+
+impl<'s> Parser<'s> {
+    pub fn new(src: &'s str) -> Parser<'s> {
+        let mut lexer = Lexer::new(src);
+        let tok = lexer.next_token();
+        Parser {
+            src,
+            lexer,
+            tok,
+            m: Module::new(""),
+            scopes: Vec::new(),
+            comp_names: FxHashMap::default(),
+            instr_uniquer: NameUniquer::default(),
+            text_uniquer: NameUniquer::default(),
+            prev_end: 0,
+            comp_uniquer: NameUniquer::default(),
+            spans: SourceMap::default(),
+            finished: Vec::new(),
+            marked_entry: None,
+        }
+    }
+
+    // ----- tokens -----
+
+    /// Consumes the current token.
+    #[inline]
+    pub fn bump(&mut self) -> Token {
+        let t = self.tok;
+        self.prev_end = t.end;
+        self.tok = self.lexer.next_token();
+        t
+    }
+
+    /// The end of the last consumed token.
+    #[inline]
+    pub fn prev_end(&self) -> u32 {
+        self.prev_end
+    }
+
+    /// The kind of the current token.
+    #[inline]
+    pub fn kind(&self) -> Tok {
+        self.tok.kind
+    }
+
+    /// Whether the current token is `kind`.
+    #[inline]
+    pub fn at(&self, kind: Tok) -> bool {
+        self.tok.kind == kind
+    }
+
+    /// The text of a token.
+    #[inline]
+    pub fn text(&self, t: Token) -> &'s str {
+        &self.src[t.start as usize..t.end as usize]
+    }
+
+    /// The text of the current token.
+    #[inline]
+    pub fn cur_text(&self) -> &'s str {
+        self.text(self.tok)
+    }
+
+    /// The token after the current one, without consuming anything.
+    pub fn peek(&mut self) -> Token {
+        let saved = self.lexer.position();
+        let t = self.lexer.next_token();
+        self.lexer.seek(saved);
+        t
+    }
+
+    /// The span of the current token.
+    #[inline]
+    pub fn span(&self) -> Span {
+        Span {
+            start: self.tok.start,
+            end: self.tok.end,
+        }
+    }
+
+    /// Consumes the current token if it is `kind`.
+    #[inline]
+    pub fn eat(&mut self, kind: Tok) -> bool {
+        if self.tok.kind == kind {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether the current token is the identifier `word`.
+    #[inline]
+    pub fn at_word(&self, word: &str) -> bool {
+        self.tok.kind == Tok::Ident && self.cur_text() == word
+    }
+
+    /// Consumes the identifier `word` if it is current.
+    pub fn eat_word(&mut self, word: &str) -> bool {
+        if self.at_word(word) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// An error at the current token.
+    pub fn error(&self, message: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::error(self.span(), message);
+        if self.tok.kind == Tok::Error {
+            d = d.with_label(format!("unexpected '{}'", self.cur_text().escape_default()));
+        } else if self.tok.kind == Tok::Eof {
+            d = d.with_label("unexpected end of input");
+        }
+        d
+    }
+
+    /// An error at `span`.
+    pub fn error_at(&self, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(span, message)
+    }
+
+    /// A description of the current token for "expected X, found Y" messages.
+    pub fn found(&self) -> String {
+        match self.tok.kind {
+            Tok::Eof => "end of input".to_string(),
+            Tok::Str => "a string".to_string(),
+            Tok::AttrName => format!("'{}='", self.cur_text()),
+            Tok::Name => format!("'{}:'", self.cur_text()),
+            _ => format!("'{}'", self.cur_text()),
+        }
+    }
+
+    /// Consumes `kind` or fails with "expected `what`".
+    pub fn expect(&mut self, kind: Tok, what: &str) -> PResult<Token> {
+        if self.tok.kind == kind {
+            Ok(self.bump())
+        } else {
+            Err(self.error(format!("expected {what}, found {}", self.found())))
+        }
+    }
+
+    // ----- small values -----
+
+    /// An integer token.
+    pub fn int(&mut self) -> PResult<i64> {
+        if self.tok.kind != Tok::Int {
+            return Err(self.error(format!("expected an integer, found {}", self.found())));
+        }
+        let text = self.cur_text();
+        match text.parse::<i64>() {
+            Ok(v) => {
+                self.bump();
+                Ok(v)
+            }
+            Err(_) => Err(self.error(format!("integer {text} is out of range for s64"))),
+        }
+    }
+
+    /// A non-negative integer that fits `usize`-like counts.
+    pub fn uint(&mut self) -> PResult<i64> {
+        let span = self.span();
+        let v = self.int()?;
+        if v < 0 {
+            return Err(self.error_at(span, format!("expected a non-negative integer, found {v}")));
+        }
+        Ok(v)
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self) -> PResult<bool> {
+        if self.eat_word("true") {
+            Ok(true)
+        } else if self.eat_word("false") {
+            Ok(false)
+        } else {
+            Err(self.error(format!("expected true or false, found {}", self.found())))
+        }
+    }
+
+    /// A quoted string, unescaped.
+    pub fn string(&mut self) -> PResult<String> {
+        if self.tok.kind != Tok::Str {
+            return Err(self.error(format!("expected a string, found {}", self.found())));
+        }
+        let text = self.cur_text();
+        let body = &text[1..text.len() - 1];
+        match crate::text::lexer::unescape(body) {
+            Ok(s) => {
+                self.bump();
+                Ok(s)
+            }
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// An identifier (with any `%` removed).
+    pub fn ident(&mut self, what: &str) -> PResult<&'s str> {
+        if self.tok.kind != Tok::Ident {
+            return Err(self.error(format!("expected {what}, found {}", self.found())));
+        }
+        let t = self.bump();
+        let text = self.text(t);
+        Ok(text.strip_prefix('%').unwrap_or(text))
+    }
+
+    /// `{ a, b, … }` of items parsed by `item`; `{}` is empty.
+    pub fn braced_list<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut items = Vec::new();
+        if self.eat(Tok::RBrace) {
+            return Ok(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.expect(Tok::RBrace, "',' or '}'")?;
+            return Ok(items);
+        }
+    }
+
+    /// `{1,2,3}`.
+    pub fn int_list(&mut self) -> PResult<Vec<i64>> {
+        self.braced_list(|p| p.int())
+    }
+
+    /// `{{0,1},{1,0}}`.
+    pub fn int_list_list(&mut self) -> PResult<Vec<Vec<i64>>> {
+        self.braced_list(|p| p.int_list())
+    }
+
+    /// `{true,false}` or a single `true`.
+    pub fn bool_list_or_bool(&mut self) -> PResult<Vec<bool>> {
+        if self.at(Tok::LBrace) {
+            self.braced_list(|p| p.bool())
+        } else {
+            Ok(vec![self.bool()?])
+        }
+    }
+
+    /// The raw text of a brace-balanced value starting at the current `{`, skipping
+    /// over strings; consumes it. Used for values XLA keeps as opaque text.
+    pub fn raw_braced(&mut self) -> PResult<&'s str> {
+        if !self.at(Tok::LBrace) {
+            return Err(self.error(format!("expected '{{', found {}", self.found())));
+        }
+        let start = self.tok.start as usize;
+        let bytes = self.src.as_bytes();
+        let mut depth = 0usize;
+        let mut i = start;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let end = i + 1;
+                        self.prev_end = end as u32;
+                        self.lexer.seek(end);
+                        self.tok = self.lexer.next_token();
+                        return Ok(&self.src[start..end]);
+                    }
+                }
+                q @ (b'"' | b'\'') => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != q {
+                        if bytes[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(self.error("unterminated '{'"))
+    }
+
+    // ----- names and scopes -----
+
+    /// The innermost computation being parsed.
+    pub fn scope(&mut self) -> &mut Scope<'s> {
+        self.scopes.last_mut().expect("inside a computation")
+    }
+
+    /// Looks an operand name up in the innermost scope.
+    pub fn lookup(&self, name: &str) -> Option<Instr> {
+        let scope = self.scopes.last()?;
+        scope
+            .names
+            .get(name)
+            .or_else(|| scope.synthetic.get(name))
+            .copied()
+    }
+
+    /// Adds an instruction to the innermost computation.
+    pub fn push_instr(
+        &mut self,
+        name: String,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<Instr>,
+        callees: Vec<Comp>,
+        attrs: Attrs,
+        common: Option<Box<CommonAttrs>>,
+    ) -> Instr {
+        let parent = self.scopes.last().expect("inside a computation").comp;
+        self.m.add_instr(InstrData {
+            name,
+            opcode,
+            shape,
+            operands,
+            callees,
+            attrs,
+            common,
+            parent,
+        })
+    }
+
+    /// Finishes parsing: returns the module and the spans.
+    pub fn into_parts(self) -> (Module, SourceMap) {
+        (self.m, self.spans)
+    }
+}

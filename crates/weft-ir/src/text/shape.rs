@@ -1,0 +1,497 @@
+//! Shapes in HLO text, parse and print side by side.
+//!
+//! ```text
+//! f32[2,4]{1,0}   f32[<=4,?]   f32[]{:S(2)}   (s32[], (f32[2]{0}))   ()   token[]   b(f32[8]{0})
+//! f32[8,128]{1,0:T(8,128)(2,1)E(4)S(1)}
+//! ```
+//!
+//! Tuples print a `/*index=N*/` comment before every fifth element, as XLA does.
+//! A `{` after an array starts a layout only when it is followed by an integer or
+//! `:` (otherwise it opens a computation body).
+
+use std::fmt::Write;
+
+use crate::element_type::ElementType;
+use crate::shape::{
+    ArrayShape, COMBINE_DIMENSION, DimLevel, DimLevelKind, Layout, Shape, ShapeData, SplitConfig,
+    UNBOUNDED,
+};
+use crate::text::lexer::Tok;
+use crate::text::parser::{PResult, Parser};
+
+impl<'s> Parser<'s> {
+    /// Whether the current token can start a shape.
+    pub fn at_shape(&mut self) -> bool {
+        match self.kind() {
+            Tok::LParen => true,
+            Tok::Ident => {
+                let text = self.cur_text();
+                if text.starts_with('%') {
+                    return false;
+                }
+                let next = self.peek();
+                if text == "b" {
+                    return next.kind == Tok::LParen;
+                }
+                next.kind == Tok::LSquare && ElementType::from_name(text).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// A shape; arrays without a layout get the default layout.
+    pub fn shape(&mut self) -> PResult<Shape> {
+        self.shape_with(true)
+    }
+
+    /// A shape; `fill_layout` says whether arrays written without a layout get the
+    /// default one (XLA fills them everywhere except in computation signatures).
+    pub fn shape_with(&mut self, fill_layout: bool) -> PResult<Shape> {
+        match self.kind() {
+            Tok::LParen => {
+                self.bump();
+                let mut elements: Vec<Shape> = Vec::new();
+                if !self.eat(Tok::RParen) {
+                    loop {
+                        elements.push(self.shape_with(fill_layout)?);
+                        if self.eat(Tok::Comma) {
+                            continue;
+                        }
+                        self.expect(Tok::RParen, "',' or ')' in tuple shape")?;
+                        break;
+                    }
+                }
+                Ok(self.m.shapes.tuple(&elements))
+            }
+            Tok::Ident if self.cur_text() == "b" => {
+                self.bump();
+                self.expect(Tok::LParen, "'(' after 'b'")?;
+                let inner = self.shape_with(fill_layout)?;
+                self.expect(Tok::RParen, "')' closing the buffer shape")?;
+                Ok(self.m.shapes.intern(ShapeData::Buffer(inner)))
+            }
+            Tok::Ident => self.array_shape(fill_layout),
+            _ => Err(self.error(format!("expected a shape, found {}", self.found()))),
+        }
+    }
+
+    fn array_shape(&mut self, fill_layout: bool) -> PResult<Shape> {
+        let start = self.tok.start as usize;
+        let name_span = self.span();
+        let name = self.cur_text();
+        let Some(elem) = ElementType::from_name(name) else {
+            return Err(self
+                .error(format!("expected a shape, found {}", self.found()))
+                .with_hint("shapes look like f32[2,4]{1,0}, (s32[], pred[]), or token[]"));
+        };
+        self.bump();
+        self.expect(Tok::LSquare, "'[' after the element type")?;
+        let mut dims: Vec<i64> = Vec::new();
+        let mut dynamic: Vec<bool> = Vec::new();
+        if !self.eat(Tok::RSquare) {
+            loop {
+                if self.eat(Tok::Leq) {
+                    dims.push(self.uint()?);
+                    dynamic.push(true);
+                } else if self.eat(Tok::Question) {
+                    dims.push(UNBOUNDED);
+                    dynamic.push(true);
+                } else {
+                    dims.push(self.uint()?);
+                    dynamic.push(false);
+                }
+                if self.eat(Tok::Comma) {
+                    continue;
+                }
+                self.expect(Tok::RSquare, "',' or ']' in dimensions")?;
+                break;
+            }
+        }
+        if !elem.is_array_type() && !dims.is_empty() {
+            return Err(self.error_at(
+                name_span,
+                format!("{} shapes have no dimensions", elem.name()),
+            ));
+        }
+        if !dynamic.iter().any(|&d| d) {
+            dynamic.clear();
+        }
+        let layout = if self.at(Tok::LBrace) && {
+            let next = self.peek();
+            next.kind == Tok::Int || next.kind == Tok::Colon
+        } {
+            let layout_span = self.span();
+            let layout = self.layout()?;
+            if layout.minor_to_major.len() != dims.len()
+                && !(layout.minor_to_major.is_empty() && dims.is_empty())
+            {
+                return Err(self
+                    .error_at(
+                        layout_span,
+                        format!(
+                            "layout has {} minor_to_major entries but the shape has {} dimensions",
+                            layout.minor_to_major.len(),
+                            dims.len()
+                        ),
+                    )
+                    .with_hint(format!(
+                        "the default layout for this shape is {{{}}}",
+                        (0..dims.len())
+                            .rev()
+                            .map(|d| d.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )));
+            }
+            Some(layout)
+        } else if fill_layout && elem.is_array_type() {
+            Some(Layout::default_for_rank(dims.len()))
+        } else {
+            None
+        };
+        let _ = start;
+        Ok(self.m.shapes.intern(ShapeData::Array(ArrayShape {
+            elem,
+            dims: dims.into(),
+            dynamic: dynamic.into(),
+            layout: layout.map(Box::new),
+        })))
+    }
+
+    /// `{minor_to_major[:attributes]}`.
+    fn layout(&mut self) -> PResult<Layout> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut layout = Layout::default();
+        while self.at(Tok::Int) {
+            layout.minor_to_major.push(self.int()?);
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        if self.eat(Tok::Colon) {
+            self.layout_attributes(&mut layout)?;
+        }
+        self.expect(Tok::RBrace, "'}' closing the layout")?;
+        Ok(layout)
+    }
+
+    fn layout_attributes(&mut self, layout: &mut Layout) -> PResult<()> {
+        loop {
+            match self.kind() {
+                Tok::RBrace => return Ok(()),
+                Tok::Ident => {
+                    let word = self.cur_text();
+                    let span = self.span();
+                    match word {
+                        "D" => {
+                            self.bump();
+                            self.expect(Tok::LParen, "'(' after D")?;
+                            loop {
+                                layout.dim_levels.push(self.dim_level()?);
+                                if !self.eat(Tok::Comma) {
+                                    break;
+                                }
+                            }
+                            self.expect(Tok::RParen, "')' closing D(...)")?;
+                        }
+                        "T" => {
+                            self.bump();
+                            // `T(8,128)(2,1)`: the first group follows T, the rest are
+                            // further parenthesised groups.
+                            while self.at(Tok::LParen) {
+                                self.bump();
+                                let mut tile = Vec::new();
+                                if !self.at(Tok::RParen) {
+                                    loop {
+                                        if self.eat(Tok::Star) {
+                                            tile.push(COMBINE_DIMENSION);
+                                        } else {
+                                            tile.push(self.int()?);
+                                        }
+                                        if !self.eat(Tok::Comma) {
+                                            break;
+                                        }
+                                    }
+                                }
+                                self.expect(Tok::RParen, "')' closing a tile")?;
+                                layout.tiles.push(tile);
+                            }
+                        }
+                        "L" => {
+                            self.bump();
+                            layout.tail_padding_alignment = Some(self.paren_int()?);
+                        }
+                        "E" => {
+                            self.bump();
+                            layout.element_size_bits = Some(self.paren_int()?);
+                        }
+                        "S" => {
+                            self.bump();
+                            layout.memory_space = Some(self.paren_int()?);
+                        }
+                        "M" => {
+                            self.bump();
+                            layout.dynamic_metadata_prefix_bytes = Some(self.paren_int()?);
+                        }
+                        "SC" => {
+                            self.bump();
+                            while self.eat(Tok::LParen) {
+                                let dimension = self.int()?;
+                                self.expect(Tok::Colon, "':' in SC(dim:indices)")?;
+                                let mut indices = Vec::new();
+                                loop {
+                                    indices.push(self.int()?);
+                                    if !self.eat(Tok::Comma) {
+                                        break;
+                                    }
+                                }
+                                self.expect(Tok::RParen, "')' closing SC(...)")?;
+                                layout
+                                    .split_configs
+                                    .push(SplitConfig { dimension, indices });
+                            }
+                        }
+                        "P" => {
+                            self.bump();
+                            self.expect(Tok::LParen, "'(' after P")?;
+                            let physical = self.shape()?;
+                            self.expect(Tok::RParen, "')' closing P(...)")?;
+                            layout.physical_shape = Some(physical);
+                        }
+                        _ => {
+                            return Err(self
+                                .error_at(span, format!("unknown layout attribute '{word}'"))
+                                .with_hint(
+                                    "layout attributes are D, T, L, #, *, E, S, SC, P and M",
+                                ));
+                        }
+                    }
+                }
+                Tok::Hash => {
+                    self.bump();
+                    layout.index_type = Some(self.paren_element_type()?);
+                }
+                Tok::Star => {
+                    self.bump();
+                    layout.pointer_type = Some(self.paren_element_type()?);
+                }
+                _ => {
+                    return Err(self.error(format!(
+                        "expected a layout attribute or '}}', found {}",
+                        self.found()
+                    )));
+                }
+            }
+        }
+    }
+
+    fn paren_int(&mut self) -> PResult<i64> {
+        self.expect(Tok::LParen, "'('")?;
+        let v = self.int()?;
+        self.expect(Tok::RParen, "')'")?;
+        Ok(v)
+    }
+
+    fn paren_element_type(&mut self) -> PResult<ElementType> {
+        self.expect(Tok::LParen, "'('")?;
+        let span = self.span();
+        let name = self.ident("an element type")?;
+        let ty = ElementType::from_name(name)
+            .ok_or_else(|| self.error_at(span, format!("unknown element type '{name}'")))?;
+        self.expect(Tok::RParen, "')'")?;
+        Ok(ty)
+    }
+
+    fn dim_level(&mut self) -> PResult<DimLevel> {
+        let span = self.span();
+        let word = self.ident("a dimension level type (D, C, S or H)")?;
+        let kind = match word {
+            "D" => DimLevelKind::Dense,
+            "C" => DimLevelKind::Compressed,
+            "S" => DimLevelKind::Singleton,
+            "H" => DimLevelKind::LooseCompressed,
+            _ => {
+                return Err(self
+                    .error_at(span, format!("unknown dimension level type '{word}'"))
+                    .with_hint("dimension level types are D (dense), C (compressed), S (singleton) and H (loose compressed)"));
+            }
+        };
+        let mut level = DimLevel {
+            kind,
+            unique: true,
+            ordered: true,
+        };
+        loop {
+            if self.eat(Tok::Plus) {
+                level.unique = false;
+            } else if self.eat(Tok::Tilde) {
+                level.ordered = false;
+            } else {
+                return Ok(level);
+            }
+        }
+    }
+}
+
+/// Prints shapes.
+pub(crate) struct ShapePrinter<'m> {
+    pub shapes: &'m crate::shape::ShapeTable,
+    /// Whether layouts are printed.
+    pub layouts: bool,
+}
+
+impl ShapePrinter<'_> {
+    /// Appends `shape`.
+    pub fn print(&self, out: &mut String, shape: Shape) {
+        match self.shapes.get(shape) {
+            ShapeData::Array(array) => self.print_array(out, array),
+            ShapeData::Tuple(elements) => {
+                out.push('(');
+                for (i, &e) in elements.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                        if i % 5 == 0 {
+                            let _ = write!(out, "/*index={i}*/");
+                        }
+                    }
+                    self.print(out, e);
+                }
+                out.push(')');
+            }
+            ShapeData::Token => out.push_str("token[]"),
+            ShapeData::Opaque => out.push_str("opaque[]"),
+            ShapeData::Buffer(inner) => {
+                out.push_str("b(");
+                self.print(out, *inner);
+                out.push(')');
+            }
+        }
+    }
+
+    fn print_array(&self, out: &mut String, array: &ArrayShape) {
+        out.push_str(array.elem.name());
+        out.push('[');
+        for (d, &size) in array.dims.iter().enumerate() {
+            if d > 0 {
+                out.push(',');
+            }
+            if size == UNBOUNDED {
+                out.push('?');
+            } else {
+                if array.is_dynamic(d) {
+                    out.push_str("<=");
+                }
+                push_int(out, size);
+            }
+        }
+        out.push(']');
+        if self.layouts
+            && let Some(layout) = &array.layout
+            && (!layout.minor_to_major.is_empty() || layout.has_attributes())
+        {
+            self.print_layout(out, layout);
+        }
+    }
+
+    /// Appends `{minor_to_major[:attributes]}`.
+    pub fn print_layout(&self, out: &mut String, layout: &Layout) {
+        out.push('{');
+        for (i, &d) in layout.minor_to_major.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_int(out, d);
+        }
+        if layout.has_attributes() {
+            out.push(':');
+            if !layout.dim_levels.is_empty() {
+                out.push_str("D(");
+                for (i, level) in layout.dim_levels.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push(level.kind.letter());
+                    if !level.unique {
+                        out.push('+');
+                    }
+                    if !level.ordered {
+                        out.push('~');
+                    }
+                }
+                out.push(')');
+            }
+            if !layout.tiles.is_empty() {
+                out.push('T');
+                for tile in &layout.tiles {
+                    out.push('(');
+                    for (i, &d) in tile.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        if d == COMBINE_DIMENSION {
+                            out.push('*');
+                        } else {
+                            push_int(out, d);
+                        }
+                    }
+                    out.push(')');
+                }
+            }
+            if let Some(l) = layout.tail_padding_alignment {
+                let _ = write!(out, "L({l})");
+            }
+            if let Some(t) = layout.index_type {
+                let _ = write!(out, "#({t})");
+            }
+            if let Some(t) = layout.pointer_type {
+                let _ = write!(out, "*({t})");
+            }
+            if let Some(e) = layout.element_size_bits {
+                let _ = write!(out, "E({e})");
+            }
+            if let Some(s) = layout.memory_space {
+                let _ = write!(out, "S({s})");
+            }
+            for split in &layout.split_configs {
+                let _ = write!(out, "SC({}:", split.dimension);
+                for (i, index) in split.indices.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    push_int(out, *index);
+                }
+                out.push(')');
+            }
+            if let Some(p) = layout.physical_shape {
+                out.push_str("P(");
+                self.print(out, p);
+                out.push(')');
+            }
+            if let Some(m) = layout.dynamic_metadata_prefix_bytes {
+                let _ = write!(out, "M({m})");
+            }
+        }
+        out.push('}');
+    }
+}
+
+/// Appends a decimal integer without going through `fmt`.
+#[inline]
+pub(crate) fn push_int(out: &mut String, v: i64) {
+    let mut buf = [0u8; 20];
+    let mut n = v.unsigned_abs();
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    // SAFETY-free: the buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
