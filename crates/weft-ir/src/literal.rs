@@ -315,7 +315,9 @@ pub mod minifloat {
             Specials::AllOnesNan if exponent == e_max && mantissa == (1 << m) - 1 => {
                 return if sign < 0.0 { -f64::NAN } else { f64::NAN };
             }
-            Specials::NegativeZeroNan if bits == f.sign_bit() => return f64::NAN,
+            // The NaN of `fnuz` types is the negative-zero pattern, so it prints
+            // as `-nan`, as XLA prints it.
+            Specials::NegativeZeroNan if bits == f.sign_bit() => return -f64::NAN,
             _ => {}
         }
         let fraction = f64::from(mantissa) / f64::from(1u32 << m);

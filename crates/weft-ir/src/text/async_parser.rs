@@ -92,7 +92,9 @@ impl<'s> Parser<'s> {
             (bag.span_of("async_execution_thread"), bag.span_of("calls"));
         let wrapped_takes_aliasing =
             matches!(wrapped, Some(Opcode::CustomCall) | Some(Opcode::Fusion));
-        let aliasing = if kind != Opcode::AsyncDone && !wrapped_takes_aliasing {
+        let aliasing = if kind == Opcode::AsyncUpdate
+            || kind == Opcode::AsyncStart && !wrapped_takes_aliasing
+        {
             bag.aliasing()?
         } else {
             Vec::new()

@@ -333,6 +333,14 @@ impl<'s> Parser<'s> {
         {
             p.replication = Some(b);
         }
+        if let Some(span) = bag.span_of("result_accuracy")
+            && !has_result_accuracy(opcode)
+        {
+            return Err(self
+                .error_at(span, "unexpected attribute \"result_accuracy\"")
+                .with_label(format!("not an attribute of {opcode}"))
+                .with_hint("result_accuracy applies to transcendental ops such as exponential, log, tanh and sine"));
+        }
         let common = self.common_attrs(&mut bag)?;
         if let Some(entry) = bag.leftover() {
             return Err(self
@@ -346,6 +354,7 @@ impl<'s> Parser<'s> {
             Some(s) => s,
             None => self.infer_shape(opcode, &operands, &attrs, &callees, opcode_span)?,
         };
+        self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
         let instr_name = self.instruction_name(name, opcode);
         let instr = self.push_instr(instr_name, opcode, shape, operands, callees, attrs, common);
         self.register(instr, name, opcode_span, operand_spans, &bag)?;
@@ -471,6 +480,120 @@ impl<'s> Parser<'s> {
             self.error_at(span, format!("computation does not exist: {name}"))
                 .with_hint("computations must be defined before they are used")
         })
+    }
+}
+
+/// The ops that take `result_accuracy=` (XLA's transcendental unary ops).
+fn has_result_accuracy(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Acos
+            | O::Acosh
+            | O::Asin
+            | O::Asinh
+            | O::Atanh
+            | O::ExponentialMinusOne
+            | O::Log
+            | O::LogPlusOne
+            | O::Logistic
+            | O::Sqrt
+            | O::Cbrt
+            | O::Rsqrt
+            | O::Tanh
+            | O::Erf
+            | O::Sine
+            | O::Sinh
+            | O::Cosine
+            | O::Cosh
+            | O::Tan
+            | O::Exponential
+    )
+}
+
+impl Parser<'_> {
+    /// The structural checks XLA's parser makes while building an instruction.
+    fn check_operands_and_shape(
+        &mut self,
+        opcode: Opcode,
+        operands: &[Instr],
+        shape: Shape,
+        opcode_span: Span,
+        open: Span,
+    ) -> PResult<()> {
+        let text = |p: &Self, s: Shape| {
+            let mut out = String::new();
+            crate::text::printer::print_shape_without_layout(&p.m.shapes, &mut out, s);
+            out
+        };
+        let non_empty_tuple =
+            |p: &Self, s: Shape| p.m.shapes.tuple_elements(s).is_some_and(|e| !e.is_empty());
+        match opcode {
+            Opcode::Recv if !non_empty_tuple(self, shape) => {
+                return Err(self
+                    .error_at(opcode_span, "recv must have a non-empty tuple shape")
+                    .with_hint("recv's shape is (data, u32[] context, token[])"));
+            }
+            Opcode::Infeed if !non_empty_tuple(self, shape) => {
+                return Err(self
+                    .error_at(opcode_span, "infeed must have a non-empty tuple shape")
+                    .with_hint("infeed's shape is (data, token[])"));
+            }
+            Opcode::Reshape | Opcode::DynamicReshape => {
+                if opcode == Opcode::DynamicReshape && operands.is_empty() {
+                    return Err(self.error_at(open, "DynamicReshape requires at least one operand."));
+                }
+                let Some(&first) = operands.first() else {
+                    return Ok(());
+                };
+                let (Some(result), Some(input)) = (
+                    self.m.shapes.as_array(shape),
+                    self.m.shapes.as_array(self.m.shape_of(first)),
+                ) else {
+                    return Ok(());
+                };
+                let unbounded = |a: &crate::shape::ArrayShape| a.dims.contains(&crate::shape::UNBOUNDED);
+                let count = |a: &crate::shape::ArrayShape| a.dims.iter().product::<i64>();
+                if !unbounded(input) && !unbounded(result) && count(input) != count(result) {
+                    return Err(self.error_at(
+                        opcode_span,
+                        format!(
+                            "expects the same number of elements in result shape {} and operand shape {}",
+                            text(self, shape),
+                            text(self, self.m.shape_of(first))
+                        ),
+                    ));
+                }
+                if opcode == Opcode::DynamicReshape && operands.len() - 1 != result.rank() {
+                    return Err(self.error_at(
+                        open,
+                        format!(
+                            "expects one dim size operand per result dimension; got {} for {} result dimensions",
+                            operands.len() - 1,
+                            result.rank()
+                        ),
+                    ));
+                }
+            }
+            Opcode::Conditional => {
+                let Some(&selector) = operands.first() else {
+                    return Err(self.error_at(open, "conditional requires at least one operand"));
+                };
+                match self.m.shapes.as_array(self.m.shape_of(selector)) {
+                    Some(a) if a.rank() == 0 => {
+                        if !matches!(a.elem, crate::ElementType::Pred | crate::ElementType::S32) {
+                            return Err(self.error_at(
+                                open,
+                                "The first operand must be a scalar of PRED or S32",
+                            ));
+                        }
+                    }
+                    _ => return Err(self.error_at(open, "The first operand must be a scalar")),
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 

@@ -135,10 +135,17 @@ impl Parser<'_> {
                 Tok::Eof => return Err(self.error("unterminated literal")),
                 _ => {
                     if level == 0 {
-                        return Err(self.error(format!(
-                            "expected '{{' starting a rank-{rank} literal, found {}",
-                            self.found()
-                        )));
+                        // XLA accepts a bare value for an array constant: it sets
+                        // the first element and leaves the rest zero.
+                        if total > 0 {
+                            self.literal_value(&mut array, 0)?;
+                        } else {
+                            return Err(self.error(format!(
+                                "expected '{{' starting a rank-{rank} literal, found {}",
+                                self.found()
+                            )));
+                        }
+                        return Ok(Literal::Array(array));
                     }
                     if level != rank {
                         return Err(self.error(format!(

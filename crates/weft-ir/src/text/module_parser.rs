@@ -91,7 +91,11 @@ impl<'s> Parser<'s> {
                     self.m.config.frontend_attributes = Some(self.frontend_attributes()?);
                 }
                 "origin_recovery_table" | "debug_attributes" => {
+                    let raw_span = self.span();
                     let raw = self.raw_braced()?.to_string();
+                    if name == "debug_attributes" {
+                        check_debug_log_modes(&raw).map_err(|e| self.error_at(raw_span, e))?;
+                    }
                     self.m.config.raw.push((name.to_string(), raw));
                 }
                 _ => {
@@ -557,4 +561,20 @@ impl<'s> Parser<'s> {
         }
         Ok(())
     }
+}
+
+/// The debug log modes XLA knows; `debug_attributes` is otherwise kept as text.
+const DEBUG_LOG_MODES: [&str; 2] = ["default", "fusion_debugger"];
+
+fn check_debug_log_modes(raw: &str) -> Result<(), String> {
+    for (at, _) in raw.match_indices("log_mode=") {
+        let value: String = raw[at + "log_mode=".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !DEBUG_LOG_MODES.contains(&value.as_str()) {
+            return Err(format!("Invalid debug_log_mode value: {value}"));
+        }
+    }
+    Ok(())
 }

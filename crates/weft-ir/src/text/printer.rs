@@ -119,6 +119,8 @@ struct Printer<'m> {
     sugared: FxHashSet<Comp>,
     /// Per async op, its wrapped computation when it prints as sugar.
     sugar_of: FxHashMap<Instr, Comp>,
+    /// Per computation, its instructions in print order.
+    orders: FxHashMap<Comp, Vec<Instr>>,
 }
 
 impl<'m> Printer<'m> {
@@ -132,6 +134,7 @@ impl<'m> Printer<'m> {
             tracer: ChainTracer::new(m),
             sugared: FxHashSet::default(),
             sugar_of: FxHashMap::default(),
+            orders: FxHashMap::default(),
         }
     }
 
@@ -155,6 +158,14 @@ impl<'m> Printer<'m> {
     }
 
     fn module(&mut self) {
+        let m = self.m;
+        for &comp in &m.comp_order {
+            let order = match m.schedule.as_ref().and_then(|s| s.sequence(comp)) {
+                Some(sequence) => sequence.to_vec(),
+                None => post_order(m, comp),
+            };
+            self.orders.insert(comp, order);
+        }
         self.find_sugar();
         self.header();
         for comp in self.computation_order() {
@@ -348,7 +359,9 @@ impl<'m> Printer<'m> {
 
     /// XLA's computation post-order: for each computation no instruction calls, in
     /// module order, the computations it reaches (depth first, callees before
-    /// callers), then itself.
+    /// callers), then itself. Callees are visited in the order the instructions
+    /// print (XLA uses insertion order, which is the same for canonical text; the
+    /// print order keeps printing a fixed point for any input).
     fn computation_order(&self) -> Vec<Comp> {
         let m = self.m;
         let mut called: FxHashSet<Comp> = FxHashSet::default();
@@ -369,7 +382,7 @@ impl<'m> Printer<'m> {
             visiting.insert(root);
             while let Some(top) = stack.last_mut() {
                 let (comp, instr_pos, callee_pos) = *top;
-                let body = &m.comp(comp).body;
+                let body = &self.orders[&comp];
                 if instr_pos >= body.len() {
                     stack.pop();
                     if emitted.insert(comp) {
@@ -424,10 +437,7 @@ impl<'m> Printer<'m> {
             self.out.push(' ');
         }
         self.out.push_str("{\n");
-        let order = match m.schedule.as_ref().and_then(|s| s.sequence(comp)) {
-            Some(sequence) => sequence.to_vec(),
-            None => post_order(m, comp),
-        };
+        let order = self.orders.remove(&comp).unwrap_or_default();
         for instr in order {
             self.out.push_str("  ");
             if data.root == Some(instr) {

@@ -143,6 +143,12 @@ impl<'s> Parser<'s> {
                             .join(",")
                     )));
             }
+            if layout.physical_shape.is_some() && layout.dim_levels.is_empty() {
+                return Err(self.error_at(
+                    layout_span,
+                    "Layout has physical shape, but is not for a sparse array",
+                ));
+            }
             Some(layout)
         } else if fill_layout && elem.is_array_type() {
             Some(Layout::default_for_rank(dims.len()))
