@@ -57,8 +57,10 @@ impl ArrayLiteral {
 
     /// The number of elements.
     pub fn len(&self) -> usize {
-        let size = storage_bytes(self.elem);
-        if size == 0 { 0 } else { self.data.len() / size }
+        self.data
+            .len()
+            .checked_div(storage_bytes(self.elem))
+            .unwrap_or(0)
     }
 
     /// Whether the array has no elements.

@@ -75,7 +75,7 @@ fn canonicalize_iota(mut reshape: Vec<i64>, mut perm: Vec<i64>) -> (Vec<i64>, Ve
     loop {
         let before = (reshape.clone(), perm.clone());
         // Drop size-1 dimensions.
-        if reshape.iter().any(|&d| d == 1) && reshape.len() > 1 {
+        if reshape.contains(&1) && reshape.len() > 1 {
             let keep: Vec<usize> = (0..reshape.len()).filter(|&i| reshape[i] != 1).collect();
             let renumber = |old: usize| keep.iter().position(|&k| k == old);
             perm = perm

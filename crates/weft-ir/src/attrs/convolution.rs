@@ -62,7 +62,22 @@ struct Labels {
     spatial: Vec<Option<i64>>,
 }
 
-fn parse_labels(text: &str, batch: u8, feature: u8) -> Result<Labels, String> {
+fn parse_labels(text: &str, batch: u8, feature: u8, side: &str) -> Result<Labels, String> {
+    let spatial_count = text.len().saturating_sub(2);
+    if let Some(c) = text
+        .bytes()
+        .find(|c| c.is_ascii_digit() && usize::from(c - b'0') >= spatial_count)
+    {
+        let range = if spatial_count == 0 {
+            String::new()
+        } else {
+            format!("0-{}", spatial_count - 1)
+        };
+        return Err(format!(
+            "expects [{range}{}{}?] in {side} dimension numbers, found '{}' in '{text}'",
+            batch as char, feature as char, c as char
+        ));
+    }
     let mut labels = Labels {
         batch: None,
         feature: None,
@@ -90,7 +105,7 @@ fn parse_labels(text: &str, batch: u8, feature: u8) -> Result<Labels, String> {
         };
         if slot.is_some() {
             return Err(format!(
-                "dimension label '{}' appears twice in '{text}'",
+                "expects unique {side} dimension numbers, but sees '{}' twice in '{text}'",
                 c as char
             ));
         }
@@ -110,9 +125,9 @@ impl Parser<'_> {
         let text = self.cur_text();
         let (lhs, rest) = text.split_once('_').unwrap_or((text, ""));
         let (rhs, out) = rest.split_once("->").unwrap_or((rest, ""));
-        let lhs_labels = parse_labels(lhs, b'b', b'f').map_err(|e| self.error(e))?;
-        let rhs_labels = parse_labels(rhs, b'o', b'i').map_err(|e| self.error(e))?;
-        let out_labels = parse_labels(out, b'b', b'f').map_err(|e| self.error(e))?;
+        let lhs_labels = parse_labels(lhs, b'b', b'f', "lhs").map_err(|e| self.error(e))?;
+        let rhs_labels = parse_labels(rhs, b'o', b'i', "rhs").map_err(|e| self.error(e))?;
+        let out_labels = parse_labels(out, b'b', b'f', "output").map_err(|e| self.error(e))?;
         let spatial = lhs_labels.spatial.len();
         if rhs_labels.spatial.len() != spatial || out_labels.spatial.len() != spatial {
             return Err(self.error(format!(

@@ -194,7 +194,16 @@ impl<'s> Parser<'s> {
             sugar_opcode: wrapped,
         }));
         let instr_name = self.instruction_name(name, kind);
-        let instr = self.push_instr(instr_name, kind, shape, operands, callees, attrs, common);
+        let instr = self.m.add_instr(InstrData {
+            name: instr_name,
+            opcode: kind,
+            shape,
+            operands,
+            callees,
+            attrs,
+            common,
+            parent: self.current_comp(),
+        });
         self.register(instr, name, opcode_span, operand_spans, &bag)?;
         Ok(instr)
     }

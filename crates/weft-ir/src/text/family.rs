@@ -56,6 +56,11 @@ impl Parser<'_> {
                             .and_then(|&o| self.m.shapes.as_array(self.m.shape_of(o)))
                             .is_some_and(|a| a.elem == crate::ElementType::Pred);
                         if predicated {
+                            if let Some(span) = bag.span_of("branch_computations") {
+                                return Err(self
+                                    .error_at(span, "unexpected attribute \"branch_computations\"")
+                                    .with_hint("a conditional on a pred takes true_computation= and false_computation="));
+                            }
                             callees = vec![
                                 bag.req_comp("true_computation")?,
                                 bag.req_comp("false_computation")?,

@@ -226,6 +226,62 @@ impl Parser<'_> {
                 }
                 self.m.shapes.array_with_default_layout(lhs.elem, &dims)
             }
+            O::Scan => {
+                let Attrs::Scan(scan) = attrs else {
+                    return Err(fail(self, "missing scan attributes"));
+                };
+                let carries = usize::try_from(scan.num_carries).unwrap_or(0);
+                if operands.len() <= carries {
+                    return Err(fail(self, "Cannot infer shape for scan with no inputs"));
+                }
+                let input = self
+                    .operand_array(operand(0))
+                    .ok_or_else(|| fail(self, "no array input"))?;
+                let d = scan.dimension;
+                if d < 0 || d as usize >= input.rank() {
+                    return Err(fail(
+                        self,
+                        &format!(
+                            "scan dimension {d} is out of range for operand of rank {}",
+                            input.rank()
+                        ),
+                    ));
+                }
+                let length = input.dims[d as usize];
+                let root = callees
+                    .first()
+                    .and_then(|&c| self.m.comps[c].root)
+                    .map(|r| self.m.shape_of(r))
+                    .ok_or_else(|| fail(self, "the computation has no root"))?;
+                let insert = |p: &mut Self, s: Shape| -> Option<Shape> {
+                    let mut a = p.m.shapes.as_array(s)?.clone();
+                    let mut dims = a.dims.to_vec();
+                    dims.insert(d as usize, length);
+                    a.dims = dims.into();
+                    a.dynamic = Box::new([]);
+                    a.layout = Some(Box::new(Layout::default_for_rank(a.dims.len())));
+                    Some(p.m.shapes.intern(ShapeData::Array(a)))
+                };
+                match self.m.shapes.tuple_elements(root).map(|e| e.to_vec()) {
+                    Some(elements) => {
+                        let count = elements.len();
+                        let mut out = Vec::with_capacity(count);
+                        for (i, e) in elements.into_iter().enumerate() {
+                            if i + carries < count {
+                                out.push(
+                                    insert(self, e)
+                                        .ok_or_else(|| fail(self, "non-array output"))?,
+                                );
+                            } else {
+                                out.push(e);
+                            }
+                        }
+                        self.m.shapes.tuple(&out)
+                    }
+                    None if carries > 0 => root,
+                    None => insert(self, root).ok_or_else(|| fail(self, "non-array output"))?,
+                }
+            }
             O::Broadcast => {
                 return Err(fail(
                     self,

@@ -4,7 +4,7 @@
 
 use crate::attrs::{Attrs, CommonAttrs, ParameterAttrs};
 use crate::diagnostic::Span;
-use crate::module::{Comp, Instr};
+use crate::module::{Comp, Instr, InstrData};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
@@ -211,15 +211,16 @@ impl<'s> Parser<'s> {
                 Some(&existing) => existing,
                 None => {
                     let gte_name = key.replace('#', "_");
-                    let gte = self.push_instr(
-                        gte_name,
-                        Opcode::GetTupleElement,
-                        element,
-                        vec![instr],
-                        Vec::new(),
-                        Attrs::GetTupleElement { index },
-                        None,
-                    );
+                    let gte = self.m.add_instr(InstrData {
+                        name: gte_name,
+                        opcode: Opcode::GetTupleElement,
+                        shape: element,
+                        operands: vec![instr],
+                        callees: Vec::new(),
+                        attrs: Attrs::GetTupleElement { index },
+                        common: None,
+                        parent: self.current_comp(),
+                    });
                     self.scope().synthetic.insert(key.clone(), gte);
                     gte
                 }
@@ -313,6 +314,7 @@ impl<'s> Parser<'s> {
                 format!("expects {n} operands, but has {} operands", operands.len()),
             ));
         }
+        self.check_operand_count(opcode, &operands, open)?;
         let mut bag = Bag::default();
         if nested {
             bag.end = self.span();
@@ -356,7 +358,16 @@ impl<'s> Parser<'s> {
         };
         self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
         let instr_name = self.instruction_name(name, opcode);
-        let instr = self.push_instr(instr_name, opcode, shape, operands, callees, attrs, common);
+        let instr = self.m.add_instr(InstrData {
+            name: instr_name,
+            opcode,
+            shape,
+            operands,
+            callees,
+            attrs,
+            common,
+            parent: self.current_comp(),
+        });
         self.register(instr, name, opcode_span, operand_spans, &bag)?;
         Ok(instr)
     }
@@ -512,6 +523,30 @@ fn has_result_accuracy(op: Opcode) -> bool {
 }
 
 impl Parser<'_> {
+    /// Operand-count rules of variadic opcodes, checked before their attributes.
+    fn check_operand_count(&self, opcode: Opcode, operands: &[Instr], open: Span) -> PResult<()> {
+        let n = operands.len();
+        let message = match opcode {
+            Opcode::Conditional if n == 0 => {
+                "conditional requires at least one operand".to_string()
+            }
+            Opcode::ReduceWindow if n == 0 => {
+                "reduce-window expects at least one input and init operand".to_string()
+            }
+            Opcode::ReduceWindow | Opcode::Reduce if !n.is_multiple_of(2) => {
+                format!("expects an even number of operands, but has {n} operands")
+            }
+            Opcode::Scatter if n.is_multiple_of(2) => {
+                format!("expects an odd number of operands, but has {n} operands")
+            }
+            Opcode::DynamicSlice if n == 0 => "Expected at least one operand.".to_string(),
+            Opcode::DynamicUpdateSlice if n < 2 => "Expected at least two operands.".to_string(),
+            Opcode::Convolution if n < 2 => format!("expects at least 2 operands, but has {n}"),
+            _ => return Ok(()),
+        };
+        Err(self.error_at(open, message))
+    }
+
     /// The structural checks XLA's parser makes while building an instruction.
     fn check_operands_and_shape(
         &mut self,
@@ -541,7 +576,9 @@ impl Parser<'_> {
             }
             Opcode::Reshape | Opcode::DynamicReshape => {
                 if opcode == Opcode::DynamicReshape && operands.is_empty() {
-                    return Err(self.error_at(open, "DynamicReshape requires at least one operand."));
+                    return Err(
+                        self.error_at(open, "DynamicReshape requires at least one operand.")
+                    );
                 }
                 let Some(&first) = operands.first() else {
                     return Ok(());
@@ -552,7 +589,8 @@ impl Parser<'_> {
                 ) else {
                     return Ok(());
                 };
-                let unbounded = |a: &crate::shape::ArrayShape| a.dims.contains(&crate::shape::UNBOUNDED);
+                let unbounded =
+                    |a: &crate::shape::ArrayShape| a.dims.contains(&crate::shape::UNBOUNDED);
                 let count = |a: &crate::shape::ArrayShape| a.dims.iter().product::<i64>();
                 if !unbounded(input) && !unbounded(result) && count(input) != count(result) {
                     return Err(self.error_at(

@@ -361,10 +361,11 @@ impl<'s> Lexer<'s> {
         }
         // Padding and DxD tokens: digits followed by `_` or `x` then more digits.
         let next = self.byte(int_end);
-        if int_end > digits_start && (next == b'_' || next == b'x') {
-            if let Some((kind, end)) = self.pad_or_dxd(start) {
-                return (kind, end);
-            }
+        if int_end > digits_start
+            && (next == b'_' || next == b'x')
+            && let Some((kind, end)) = self.pad_or_dxd(start)
+        {
+            return (kind, end);
         }
         let mut is_decimal = false;
         if self.byte(i) == b'.' && self.byte(i + 1) != b'.' {

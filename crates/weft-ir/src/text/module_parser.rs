@@ -2,7 +2,6 @@
 //! stack-frame tables, computation definitions (named and inline), and the
 //! module-level finishing steps (entry, schedule, entry layout).
 
-use crate::diagnostic::Span;
 use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
@@ -548,7 +547,7 @@ impl<'s> Parser<'s> {
                 if !data.opcode.is_generic_async()
                     && let Some(&callee) = data.callees.iter().find(|c| async_comps.contains(c))
                 {
-                    let span = self.spans.instr(i).unwrap_or(Span::default());
+                    let span = self.spans.instr(i).unwrap_or_default();
                     return Err(self.error_at(
                         span,
                         format!(

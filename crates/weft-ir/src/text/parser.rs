@@ -20,12 +20,9 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::attrs::{Attrs, CommonAttrs};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::module::{Comp, Instr, InstrData, Module};
+use crate::module::{Comp, Instr, Module};
 use crate::names::NameUniquer;
-use crate::opcode::Opcode;
-use crate::shape::Shape;
 use crate::text::lexer::{Lexer, Tok, Token};
 use crate::text::source_map::SourceMap;
 
@@ -178,6 +175,11 @@ impl<'s> Parser<'s> {
 
     /// An error at the current token.
     pub fn error(&self, message: impl Into<String>) -> Diagnostic {
+        if self.tok.kind == Tok::Error && self.cur_text().starts_with("/*") {
+            return Diagnostic::error(self.span(), "unterminated /* comment")
+                .with_label("this comment is never closed")
+                .with_hint("close it with */");
+        }
         let mut d = Diagnostic::error(self.span(), message);
         if self.tok.kind == Tok::Error {
             d = d.with_label(format!("unexpected '{}'", self.cur_text().escape_default()));
@@ -371,28 +373,9 @@ impl<'s> Parser<'s> {
             .copied()
     }
 
-    /// Adds an instruction to the innermost computation.
-    pub fn push_instr(
-        &mut self,
-        name: String,
-        opcode: Opcode,
-        shape: Shape,
-        operands: Vec<Instr>,
-        callees: Vec<Comp>,
-        attrs: Attrs,
-        common: Option<Box<CommonAttrs>>,
-    ) -> Instr {
-        let parent = self.scopes.last().expect("inside a computation").comp;
-        self.m.add_instr(InstrData {
-            name,
-            opcode,
-            shape,
-            operands,
-            callees,
-            attrs,
-            common,
-            parent,
-        })
+    /// The computation being parsed.
+    pub fn current_comp(&self) -> Comp {
+        self.scopes.last().expect("inside a computation").comp
     }
 
     /// Finishes parsing: returns the module and the spans.
