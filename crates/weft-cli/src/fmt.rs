@@ -53,6 +53,8 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         }
     };
     let parse = millis(start);
+    // The text is not needed once parsed; free it before printing.
+    drop(source);
     let start = Instant::now();
     let options = PrintOptions {
         style: if args.short {
@@ -63,18 +65,16 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         sugar: !args.no_sugar,
         large_constants: true,
     };
-    let text = weft_ir::text::print(&module, &options);
-    let print = millis(start);
-    let start = Instant::now();
-    if let Err(e) = input::write(args.output.as_deref(), &text) {
+    if let Err(e) = input::write_with(args.output.as_deref(), |w| {
+        weft_ir::text::write_module(&module, &options, w)
+    }) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
     if args.timings {
         eprintln!("read: {read:.1} ms");
         eprintln!("parse: {parse:.1} ms");
-        eprintln!("print: {print:.1} ms");
-        eprintln!("write: {:.1} ms", millis(start));
+        eprintln!("print: {:.1} ms", millis(start));
     }
     ExitCode::SUCCESS
 }

@@ -52,26 +52,31 @@ fn read_stdin() -> Result<Source, String> {
     })
 }
 
-/// Writes `text` to `path`, or to standard output when it is `None` or `-`.
-pub fn write(path: Option<&Path>, text: &str) -> Result<(), String> {
+/// Runs `write` on a buffered writer for `path`, or for standard output when it
+/// is `None` or `-`. A closed pipe on standard output (`weft fmt x | head`) is
+/// not an error.
+pub fn write_with(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     match path {
         Some(p) if p.as_os_str() != "-" => {
-            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+            let file = std::fs::File::create(p)
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
+            write(&mut writer)
+                .and_then(|()| writer.flush())
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))
         }
         _ => {
             let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            lock.write_all(text.as_bytes())
-                .and_then(|()| lock.flush())
-                .or_else(|e| {
-                    // A closed pipe (`weft fmt x | head`) is not an error.
-                    if e.kind() == std::io::ErrorKind::BrokenPipe {
-                        Ok(())
-                    } else {
-                        Err(e)
-                    }
-                })
-                .map_err(|e| format!("cannot write standard output: {e}"))
+            let mut writer = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            match write(&mut writer).and_then(|()| writer.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write standard output: {e}"))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }

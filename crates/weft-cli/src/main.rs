@@ -1,5 +1,8 @@
 //! `weft`: the command-line tool for XLA HLO programs with asynchronous operations.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod fmt;
 mod input;
 

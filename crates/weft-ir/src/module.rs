@@ -16,7 +16,7 @@
 //! - computation names are unique in the module and instruction names are unique in
 //!   the module (XLA's parser and printer rely on both).
 
-use crate::attrs::{Attrs, CommonAttrs};
+use crate::attrs::{Attrs, CommonAttrs, Metadata};
 use crate::entity::{EntityRef, EntityVec};
 use crate::module_config::ModuleConfig;
 use crate::opcode::Opcode;
@@ -50,9 +50,11 @@ pub struct InstrData {
     pub callees: Vec<Comp>,
     /// The opcode's attribute family.
     pub attrs: Attrs,
-    /// Attributes any instruction may carry (sharding, metadata, …); `None` when it
-    /// carries none.
+    /// Attributes any instruction may carry (sharding, frontend attributes, …);
+    /// `None` when it carries none.
     pub common: Option<Box<CommonAttrs>>,
+    /// `metadata={…}`: where the instruction came from.
+    pub metadata: Option<Box<Metadata>>,
     /// The computation the instruction belongs to.
     pub parent: Comp,
 }

@@ -9,18 +9,41 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-#[derive(Default, Clone, Debug)]
+/// The suffixes in use for one base. Almost every base is used once, so the
+/// first suffix is stored inline and a set is made only on the second.
+#[derive(Clone, Debug)]
 struct SuffixSet {
-    used: FxHashSet<i64>,
+    first: i64,
+    more: Option<Box<FxHashSet<i64>>>,
     next: i64,
 }
 
 impl SuffixSet {
+    fn new(first: i64) -> Self {
+        SuffixSet {
+            first,
+            more: None,
+            next: 0,
+        }
+    }
+
+    fn contains(&self, id: i64) -> bool {
+        id == self.first || self.more.as_ref().is_some_and(|m| m.contains(&id))
+    }
+
+    fn insert(&mut self, id: i64) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        self.more.get_or_insert_with(Default::default).insert(id);
+        true
+    }
+
     fn register(&mut self, id: i64) -> i64 {
-        if self.used.insert(id) {
+        if self.insert(id) {
             return id;
         }
-        while !self.used.insert(self.next) {
+        while !self.insert(self.next) {
             self.next += 1;
         }
         let id = self.next;
@@ -32,7 +55,7 @@ impl SuffixSet {
 /// Hands out unique names.
 #[derive(Default, Clone, Debug)]
 pub struct NameUniquer {
-    bases: FxHashMap<String, SuffixSet>,
+    bases: FxHashMap<Box<str>, SuffixSet>,
 }
 
 /// Splits `name` into its base and numeric suffix, as XLA does.
@@ -57,22 +80,41 @@ impl NameUniquer {
     /// Returns `wanted` if it is free, else the next free variant of it, and marks
     /// the result as used.
     pub fn unique(&mut self, wanted: &str) -> String {
-        let wanted = if wanted.is_empty() { "name" } else { wanted };
-        let (base, suffix) = split_suffix(wanted);
-        let set = match self.bases.get_mut(base) {
-            Some(set) => set,
-            None => self.bases.entry(base.to_string()).or_default(),
-        };
-        let id = set.register(suffix.unwrap_or(0));
-        match (suffix, id) {
-            (None, 0) => base.to_string(),
-            _ => format!("{base}.{id}"),
+        self.unique_if_taken(wanted)
+            .unwrap_or_else(|| wanted.to_string())
+    }
+
+    /// Like [`unique`](Self::unique), but returns `None` when `wanted` itself is
+    /// the answer (no allocation on the common path).
+    pub fn unique_if_taken(&mut self, wanted: &str) -> Option<String> {
+        if wanted.is_empty() {
+            return Some(self.unique("name"));
         }
+        let (base, suffix) = split_suffix(wanted);
+        let id = match self.bases.get_mut(base) {
+            Some(set) => set.register(suffix.unwrap_or(0)),
+            None => {
+                let id = suffix.unwrap_or(0);
+                self.bases.insert(base.into(), SuffixSet::new(id));
+                id
+            }
+        };
+        match (suffix, id) {
+            (None, 0) => None,
+            // XLA re-spells a suffix it keeps (`x.01` becomes `x.1`).
+            (Some(s), id) if s == id && wanted[base.len() + 1..] == id.to_string() => None,
+            _ => Some(format!("{base}.{id}")),
+        }
+    }
+
+    /// Makes room for `names` more names.
+    pub fn reserve_capacity(&mut self, names: usize) {
+        self.bases.reserve(names);
     }
 
     /// Marks `name` as used without renaming it; returns whether it was free.
     pub fn reserve(&mut self, name: &str) -> bool {
-        self.unique(name) == name
+        self.unique_if_taken(name).is_none()
     }
 }
 

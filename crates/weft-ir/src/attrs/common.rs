@@ -7,6 +7,8 @@
 //! `statistics`, `result_accuracy`, `origin`, `metadata` (long form only),
 //! `backend_config`.
 
+use std::sync::Arc;
+
 use super::sharding::Sharding;
 use crate::module::Instr;
 use crate::text::float::format_g;
@@ -16,32 +18,35 @@ use crate::text::printer::push_int_list;
 use crate::text::shape::push_int;
 
 /// Source information about an instruction (`metadata={…}`).
+///
+/// Strings that repeat across a module (`op_type`, `source_file`) are shared;
+/// line and column numbers are 32-bit, as in XLA.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Metadata {
     /// `op_type="…"`.
-    pub op_type: String,
+    pub op_type: Arc<str>,
     /// `op_name="…"`.
-    pub op_name: String,
+    pub op_name: Box<str>,
     /// `source_file="…"`.
-    pub source_file: String,
+    pub source_file: Arc<str>,
     /// `source_line=N`.
-    pub source_line: i64,
+    pub source_line: i32,
     /// `source_end_line=N`.
-    pub source_end_line: i64,
+    pub source_end_line: i32,
     /// `source_column=N`.
-    pub source_column: i64,
+    pub source_column: i32,
     /// `source_end_column=N`.
-    pub source_end_column: i64,
-    /// `profile_type={…}`.
-    pub profile_type: Vec<i64>,
-    /// `deduplicated_name="…"`.
-    pub deduplicated_name: String,
-    /// `scheduling_name="…"`.
-    pub scheduling_name: String,
+    pub source_end_column: i32,
     /// `stack_frame_id=N` (0 for none).
-    pub stack_frame_id: i64,
+    pub stack_frame_id: i32,
     /// `preserve_layout=true`.
     pub preserve_layout: bool,
+    /// `profile_type={…}`.
+    pub profile_type: Box<[i64]>,
+    /// `deduplicated_name="…"`.
+    pub deduplicated_name: Box<str>,
+    /// `scheduling_name="…"`.
+    pub scheduling_name: Box<str>,
 }
 
 impl Metadata {
@@ -72,12 +77,12 @@ impl Metadata {
                 out.push('"');
             }
         }
-        fn int(out: &mut String, name: &str, value: i64) {
+        fn int(out: &mut String, name: &str, value: i32) {
             if value != 0 {
                 sep(out);
                 out.push_str(name);
                 out.push('=');
-                push_int(out, value);
+                push_int(out, i64::from(value));
             }
         }
         string(out, "op_type", &self.op_type);
@@ -238,8 +243,6 @@ pub struct CommonAttrs {
     pub result_accuracy: Option<ResultAccuracy>,
     /// `origin={…}` (the original value), kept as written.
     pub origin: Option<String>,
-    /// `metadata={…}`.
-    pub metadata: Option<Metadata>,
     /// `backend_config=…`.
     pub backend_config: Option<BackendConfig>,
 }
@@ -251,7 +254,6 @@ static EMPTY_COMMON: CommonAttrs = CommonAttrs {
     statistics: None,
     result_accuracy: None,
     origin: None,
-    metadata: None,
     backend_config: None,
 };
 
@@ -267,9 +269,15 @@ impl CommonAttrs {
     }
 }
 
-impl Parser<'_> {
+impl<'s> Parser<'s> {
     /// `{op_type="…" op_name="…" source_line=N …}`; commas are optional.
     pub(crate) fn metadata(&mut self) -> PResult<Metadata> {
+        if self.at(Tok::LBrace)
+            && let Some((m, end)) = self.scan_metadata(self.tok.start as usize)
+        {
+            self.seek(end);
+            return Ok(m);
+        }
         self.expect(Tok::LBrace, "'{' starting metadata")?;
         let mut m = Metadata::default();
         loop {
@@ -290,17 +298,17 @@ impl Parser<'_> {
             let name = self.cur_text();
             self.bump();
             match name {
-                "op_type" => m.op_type = self.string()?,
-                "op_name" => m.op_name = self.string()?,
-                "source_file" => m.source_file = self.string()?,
-                "source_line" => m.source_line = self.int()?,
-                "source_end_line" => m.source_end_line = self.int()?,
-                "source_column" => m.source_column = self.int()?,
-                "source_end_column" => m.source_end_column = self.int()?,
-                "profile_type" => m.profile_type = self.int_list()?,
-                "deduplicated_name" => m.deduplicated_name = self.string()?,
-                "scheduling_name" => m.scheduling_name = self.string()?,
-                "stack_frame_id" => m.stack_frame_id = self.int()?,
+                "op_type" => m.op_type = self.shared_string()?,
+                "op_name" => m.op_name = self.string()?.into(),
+                "source_file" => m.source_file = self.shared_string()?,
+                "source_line" => m.source_line = self.int32()?,
+                "source_end_line" => m.source_end_line = self.int32()?,
+                "source_column" => m.source_column = self.int32()?,
+                "source_end_column" => m.source_end_column = self.int32()?,
+                "profile_type" => m.profile_type = self.int_list()?.into(),
+                "deduplicated_name" => m.deduplicated_name = self.string()?.into(),
+                "scheduling_name" => m.scheduling_name = self.string()?.into(),
+                "stack_frame_id" => m.stack_frame_id = self.int32()?,
                 "preserve_layout" => m.preserve_layout = self.bool()?,
                 _ => {
                     return Err(self
@@ -309,6 +317,94 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// Reads metadata in the form XLA prints it (`{op_name="…" source_line=1}`:
+    /// single spaces, strings without escapes) straight from the bytes; `None`
+    /// sends anything else to the token-by-token parser.
+    fn scan_metadata(&mut self, start: usize) -> Option<(Metadata, usize)> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let mut m = Metadata::default();
+        let mut i = start + 1;
+        loop {
+            match *bytes.get(i)? {
+                b'}' => return Some((m, i + 1)),
+                b' ' | b',' => {
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            let key_start = i;
+            while bytes.get(i)?.is_ascii_lowercase() || bytes[i] == b'_' {
+                i += 1;
+            }
+            let key = &src[key_start..i];
+            if bytes.get(i) != Some(&b'=') {
+                return None;
+            }
+            i += 1;
+            if bytes.get(i) == Some(&b'"') {
+                let body_start = i + 1;
+                let length = bytes[body_start..]
+                    .iter()
+                    .position(|&c| c == b'"' || c == b'\\' || c == b'\n')?;
+                if bytes[body_start + length] != b'"' {
+                    return None;
+                }
+                let value = &src[body_start..body_start + length];
+                i = body_start + length + 1;
+                match key {
+                    "op_type" => m.op_type = self.share(value),
+                    "op_name" => m.op_name = value.into(),
+                    "source_file" => m.source_file = self.share(value),
+                    "deduplicated_name" => m.deduplicated_name = value.into(),
+                    "scheduling_name" => m.scheduling_name = value.into(),
+                    _ => return None,
+                }
+            } else {
+                let (value, end) = crate::text::parser::scan_int(bytes, i)?;
+                let value = i32::try_from(value).ok()?;
+                i = end;
+                match key {
+                    "source_line" => m.source_line = value,
+                    "source_end_line" => m.source_end_line = value,
+                    "source_column" => m.source_column = value,
+                    "source_end_column" => m.source_end_column = value,
+                    "stack_frame_id" => m.stack_frame_id = value,
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// `value` as a shared string, reusing an equal one seen before.
+    fn share(&mut self, value: &'s str) -> Arc<str> {
+        self.shared_strings
+            .entry(value)
+            .or_insert_with(|| Arc::from(value))
+            .clone()
+    }
+
+    /// A 32-bit integer (XLA's metadata fields are `int32`).
+    fn int32(&mut self) -> PResult<i32> {
+        let span = self.span();
+        let v = self.int()?;
+        i32::try_from(v).map_err(|_| self.error_at(span, "value out of range for int32_t"))
+    }
+
+    /// A string that is likely to repeat, shared with earlier equal strings.
+    fn shared_string(&mut self) -> PResult<Arc<str>> {
+        let text = self.cur_text();
+        if let Some(shared) = self.shared_strings.get(text) {
+            let shared = shared.clone();
+            self.bump();
+            return Ok(shared);
+        }
+        let value: Arc<str> = self.string()?.into();
+        self.shared_strings.insert(text, value.clone());
+        Ok(value)
     }
 
     /// `{key="value", key={dict}, …}`.

@@ -81,7 +81,7 @@ impl<'s> Parser<'s> {
             }
             producer = crate::async_chain::ChainTracer::new(&self.m).producer(first, &[]);
         }
-        let mut bag = Bag::default();
+        let mut bag = self.take_bag();
         if nested {
             bag.end = self.span();
         } else {
@@ -100,6 +100,7 @@ impl<'s> Parser<'s> {
             Vec::new()
         };
         let common = self.common_attrs(&mut bag)?;
+        let metadata = self.metadata_attr(&mut bag);
         let mut callees = Vec::new();
         match (kind, wrapped) {
             (Opcode::AsyncStart, Some(wrapped)) => {
@@ -202,9 +203,11 @@ impl<'s> Parser<'s> {
             callees,
             attrs,
             common,
+            metadata,
             parent: self.current_comp(),
         });
-        self.register(instr, name, opcode_span, operand_spans, &bag)?;
+        self.register(instr, name, opcode_span, &operand_spans, &bag)?;
+        self.return_bag(bag);
         Ok(instr)
     }
 
@@ -286,6 +289,7 @@ impl<'s> Parser<'s> {
             callees: callees.clone(),
             attrs,
             common: None,
+            metadata: None,
             parent: comp,
         });
         self.m.comps[comp].root = Some(root);
@@ -319,6 +323,7 @@ impl<'s> Parser<'s> {
                 replication: None,
             }),
             common: None,
+            metadata: None,
             parent: comp,
         })
     }

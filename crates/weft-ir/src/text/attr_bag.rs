@@ -360,6 +360,20 @@ impl<'s> Bag<'s> {
 }
 
 impl<'s> Parser<'s> {
+    /// An empty bag, reusing the storage of the last one returned.
+    pub(crate) fn take_bag(&mut self) -> Bag<'s> {
+        Bag {
+            entries: std::mem::take(&mut self.bag_storage),
+            end: self.span(),
+        }
+    }
+
+    /// Gives a finished bag's storage back for the next instruction.
+    pub(crate) fn return_bag(&mut self, mut bag: Bag<'s>) {
+        bag.entries.clear();
+        self.bag_storage = bag.entries;
+    }
+
     /// Parses `, name=value` attributes until there are no more commas.
     pub(crate) fn attributes(&mut self, bag: &mut Bag<'s>) -> PResult<()> {
         bag.end = self.span();

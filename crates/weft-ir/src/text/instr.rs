@@ -219,6 +219,7 @@ impl<'s> Parser<'s> {
                         callees: Vec::new(),
                         attrs: Attrs::GetTupleElement { index },
                         common: None,
+                        metadata: None,
                         parent: self.current_comp(),
                     });
                     self.scope().synthetic.insert(key.clone(), gte);
@@ -315,7 +316,7 @@ impl<'s> Parser<'s> {
             ));
         }
         self.check_operand_count(opcode, &operands, open)?;
-        let mut bag = Bag::default();
+        let mut bag = self.take_bag();
         if nested {
             bag.end = self.span();
         } else {
@@ -344,6 +345,7 @@ impl<'s> Parser<'s> {
                 .with_hint("result_accuracy applies to transcendental ops such as exponential, log, tanh and sine"));
         }
         let common = self.common_attrs(&mut bag)?;
+        let metadata = self.metadata_attr(&mut bag);
         if let Some(entry) = bag.leftover() {
             return Err(self
                 .error_at(
@@ -366,9 +368,11 @@ impl<'s> Parser<'s> {
             callees,
             attrs,
             common,
+            metadata,
             parent: self.current_comp(),
         });
-        self.register(instr, name, opcode_span, operand_spans, &bag)?;
+        self.register(instr, name, opcode_span, &operand_spans, &bag)?;
+        self.return_bag(bag);
         Ok(instr)
     }
 
@@ -391,7 +395,11 @@ impl<'s> Parser<'s> {
     ) -> String {
         match name {
             Some((n, _)) => {
-                self.text_uniquer.unique(n);
+                // Only names that could collide with a generated `<op>.anon[.N]`
+                // matter to the anonymous-name counter.
+                if n.contains(".anon") {
+                    self.text_uniquer.reserve(n);
+                }
                 n.to_string()
             }
             None => self.text_uniquer.unique(&format!("{}.anon", opcode.name())),
@@ -404,26 +412,22 @@ impl<'s> Parser<'s> {
         instr: Instr,
         name: Option<(&'s str, Span)>,
         opcode_span: Span,
-        operand_spans: Vec<Span>,
+        operand_spans: &[Span],
         bag: &Bag<'_>,
     ) -> PResult<()> {
-        self.spans
-            .instr_names
-            .insert(instr, name.map_or(opcode_span, |(_, s)| s));
-        self.spans.instr_opcodes.insert(instr, opcode_span);
-        if !operand_spans.is_empty() {
-            self.spans.instr_operands.insert(instr, operand_spans);
-        }
-        if !bag.entries.is_empty() {
-            self.spans.instr_attrs.insert(
-                instr,
-                bag.entries
-                    .iter()
-                    .map(|e| (e.name.to_string(), e.span))
-                    .collect(),
-            );
-        }
+        self.spans.record_instr(
+            instr,
+            name.map_or(opcode_span, |(_, s)| s),
+            opcode_span,
+            &operand_spans,
+            bag.entries.iter().map(|e| e.span),
+        );
         if let Some((n, span)) = name {
+            let body_len = self.m.comps[self.current_comp()].body.len();
+            let scope = self.scope();
+            if scope.names.capacity() < body_len {
+                scope.names.reserve(body_len);
+            }
             if let Some(&previous) = self.scope().names.get(n) {
                 let previous_span = self.spans.instr(previous);
                 let mut d = self
@@ -444,6 +448,17 @@ impl<'s> Parser<'s> {
             self.scope().synthetic.insert(generated, instr);
         }
         Ok(())
+    }
+
+    /// Takes `metadata=` out of `bag`.
+    pub(crate) fn metadata_attr(
+        &mut self,
+        bag: &mut Bag<'_>,
+    ) -> Option<Box<crate::attrs::Metadata>> {
+        match bag.take("metadata") {
+            Some((_, Value::Metadata(m))) => Some(Box::new(m)),
+            _ => None,
+        }
     }
 
     /// Takes the common attributes out of `bag`.
@@ -467,9 +482,6 @@ impl<'s> Parser<'s> {
         if let Some((_, Value::Raw(o))) = bag.take("origin") {
             common.origin = Some(o);
         }
-        if let Some((_, Value::Metadata(m))) = bag.take("metadata") {
-            common.metadata = Some(m);
-        }
         if let Some((_, Value::Str(b))) = bag.take("backend_config") {
             common.backend_config = Some(crate::attrs::BackendConfig(b));
         }
@@ -487,10 +499,18 @@ impl<'s> Parser<'s> {
         }
         let span = self.span();
         let name = self.ident("a computation name")?;
-        self.comp_names.get(name).copied().ok_or_else(|| {
+        let comp = self.comp_names.get(name).copied().ok_or_else(|| {
             self.error_at(span, format!("computation does not exist: {name}"))
                 .with_hint("computations must be defined before they are used")
-        })
+        })?;
+        // As in XLA, a computation exists once its body is parsed: no computation
+        // calls itself or one it is nested in.
+        if self.scopes.iter().any(|s| s.comp == comp) {
+            return Err(self
+                .error_at(span, format!("computation does not exist: {name}"))
+                .with_hint("a computation cannot call itself or a computation it is nested in"));
+        }
+        Ok(comp)
     }
 }
 

@@ -95,6 +95,18 @@ pub struct Lexer<'s> {
     pos: usize,
 }
 
+/// Bytes that may continue an identifier: `[A-Za-z0-9_.-]`.
+const IDENT_CONTINUE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
+        b += 1;
+    }
+    table
+};
+
 #[inline]
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
@@ -102,7 +114,7 @@ fn is_ident_start(b: u8) -> bool {
 
 #[inline]
 fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'
+    IDENT_CONTINUE[usize::from(b)]
 }
 
 impl<'s> Lexer<'s> {
@@ -208,6 +220,9 @@ impl<'s> Lexer<'s> {
                 Some(end) => (Tok::Str, end),
                 None => (Tok::Error, start + 1),
             },
+            // As in XLA, a `%` name starts like an identifier (`%.x`, `%0` are
+            // errors: the short form, which drops the `%`, could not re-read them).
+            b'%' if !is_ident_start(self.byte(start + 1)) => (Tok::Error, start + 1),
             b'%' => {
                 let mut end = start + 1;
                 while is_ident_continue(self.byte(end)) {
@@ -225,21 +240,26 @@ impl<'s> Lexer<'s> {
             }
             b'-' if self.byte(start + 1) == b'>' => (Tok::Arrow, start + 2),
             b'-' => self.number(start),
-            b'0'..=b'9' => match self.dim_labels(start) {
+            b'0'..=b'9' if self.plausible_dim_labels(start) => match self.dim_labels(start) {
                 Some(end) => (Tok::DimLabels, end),
                 None => self.number(start),
             },
+            b'0'..=b'9' => self.number(start),
             b'.' if self.byte(start + 1).is_ascii_digit() => self.number(start),
             _ if is_ident_start(b) => {
                 if (b == b'b' || b == b'f')
+                    && self.plausible_dim_labels(start)
                     && let Some(end) = self.dim_labels(start)
                 {
                     (Tok::DimLabels, end)
                 } else {
-                    let mut end = start + 1;
-                    while is_ident_continue(self.byte(end)) {
-                        end += 1;
-                    }
+                    let end = start
+                        + 1
+                        + self.src[start + 1..]
+                            .iter()
+                            .position(|&c| !is_ident_continue(c))
+                            .unwrap_or(self.src.len() - start - 1);
+                    let mut end = end;
                     while self.byte(end - 1) == b'-' && self.byte(end) == b'>' {
                         end -= 1;
                     }
@@ -299,6 +319,17 @@ impl<'s> Lexer<'s> {
             }
         }
         None
+    }
+
+    /// A cheap pre-check for [`dim_labels`](Self::dim_labels): a run of
+    /// `[0-9bf?]` followed by `_`.
+    #[inline]
+    fn plausible_dim_labels(&self, start: usize) -> bool {
+        let run = self.src[start..]
+            .iter()
+            .position(|&c| !(c.is_ascii_digit() || c == b'b' || c == b'f' || c == b'?'))
+            .unwrap_or(self.src.len() - start);
+        run >= 2 && self.byte(start + run) == b'_'
     }
 
     /// Matches `[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}` at `start`.
@@ -516,10 +547,17 @@ pub fn unescape(body: &str) -> Result<String, String> {
 /// Appends `text` with C escapes (XLA's `CEscape`): `\n \r \t \" \' \\` and octal
 /// escapes for other control bytes.
 pub fn escape_into(out: &mut String, text: &str) {
-    let needs = text.bytes().any(|b| {
-        matches!(b, b'\n' | b'\r' | b'\t' | b'"' | b'\'' | b'\\') || b < 0x20 || b == 0x7f
-    });
-    if !needs {
+    /// Bytes `escape_into` rewrites: control characters, quotes and backslash.
+    const NEEDS_ESCAPE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = b < 0x20 || b == 0x7f || b == 0x22 || b == 0x27 || b == 0x5c;
+            b += 1;
+        }
+        table
+    };
+    if !text.bytes().any(|b| NEEDS_ESCAPE[usize::from(b)]) {
         out.push_str(text);
         return;
     }

@@ -8,7 +8,7 @@
 //! makes the parser panic.
 
 mod async_parser;
-mod attr_bag;
+pub(crate) mod attr_bag;
 mod family;
 pub mod float;
 mod infer;
@@ -22,7 +22,9 @@ pub(crate) mod shape;
 mod source_map;
 
 pub use literal::print_literal;
-pub use printer::{PrintOptions, Style, post_order, print_module, print_shape, shape_to_string};
+pub use printer::{
+    PrintOptions, Style, post_order, print_module, print_shape, shape_to_string, write_module,
+};
 pub use source_map::SourceMap;
 
 use crate::diagnostic::Diagnostic;

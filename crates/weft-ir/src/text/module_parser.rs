@@ -369,7 +369,7 @@ impl<'s> Parser<'s> {
             declared_result = Some((span, self.shape_with(false)?));
         }
         let comp = self.m.add_comp(name);
-        self.spans.comp_names.insert(comp, name_span);
+        self.spans.record_comp(comp, name_span);
         self.comp_names.insert(name.to_string(), comp);
         self.computation_body(comp)?;
         if let Some((span, declared)) = declared_result
@@ -439,7 +439,7 @@ impl<'s> Parser<'s> {
     pub(crate) fn inline_computation(&mut self) -> PResult<Comp> {
         let span = self.span();
         let comp = self.m.add_comp("_");
-        self.spans.comp_names.insert(comp, span);
+        self.spans.record_comp(comp, span);
         self.computation_body(comp)?;
         Ok(comp)
     }
@@ -472,8 +472,12 @@ impl<'s> Parser<'s> {
         self.m.comps[comp].name = unique;
         for i in 0..self.m.comps[comp].body.len() {
             let instr = self.m.comps[comp].body[i];
-            let unique = self.instr_uniquer.unique(&self.m.instrs[instr].name);
-            self.m.instrs[instr].name = unique;
+            if let Some(renamed) = self
+                .instr_uniquer
+                .unique_if_taken(&self.m.instrs[instr].name)
+            {
+                self.m.instrs[instr].name = renamed;
+            }
         }
         self.finished.push(comp);
         Ok(())

@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{Diagnostic, Span};
 use crate::module::{Comp, Instr, Module};
 use crate::names::NameUniquer;
+use crate::shape::Shape;
 use crate::text::lexer::{Lexer, Tok, Token};
 use crate::text::source_map::SourceMap;
 
@@ -58,6 +59,8 @@ pub(crate) struct Parser<'s> {
     pub text_uniquer: NameUniquer,
     /// The end of the last consumed token.
     prev_end: u32,
+    /// The token after `tok`, once [`peek`](Self::peek) has lexed it.
+    peeked: Option<Token>,
     pub comp_uniquer: NameUniquer,
     pub spans: SourceMap,
     /// Computations in the order their parsing finished (XLA adds computations to
@@ -65,26 +68,43 @@ pub(crate) struct Parser<'s> {
     pub finished: Vec<Comp>,
     /// The computation written with `ENTRY`.
     pub marked_entry: Option<Comp>,
+    /// Shapes by their exact text, without and with default layouts filled in.
+    pub shape_cache: [FxHashMap<&'s str, Shape>; 2],
+    /// Repeated metadata strings (`source_file`, `op_type`) by their text.
+    pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
+    /// Storage reused by the attribute bag of each instruction.
+    pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
 }
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str) -> Parser<'s> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token();
+        // About one instruction per line: reserving up front keeps the big tables
+        // from being copied (and the allocator from churning) as they grow.
+        let lines = src.len() / 64;
+        let mut m = Module::new("");
+        m.instrs = crate::entity::EntityVec::with_capacity(lines);
+        let mut instr_uniquer = NameUniquer::default();
+        instr_uniquer.reserve_capacity(lines);
         Parser {
             src,
             lexer,
             tok,
-            m: Module::new(""),
+            m,
             scopes: Vec::new(),
             comp_names: FxHashMap::default(),
-            instr_uniquer: NameUniquer::default(),
+            instr_uniquer,
             text_uniquer: NameUniquer::default(),
             prev_end: 0,
+            peeked: None,
             comp_uniquer: NameUniquer::default(),
-            spans: SourceMap::default(),
+            spans: SourceMap::with_capacity(lines),
             finished: Vec::new(),
             marked_entry: None,
+            shape_cache: Default::default(),
+            shared_strings: FxHashMap::default(),
+            bag_storage: Vec::new(),
         }
     }
 
@@ -95,7 +115,10 @@ impl<'s> Parser<'s> {
     pub fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = self.lexer.next_token();
+        self.tok = match self.peeked.take() {
+            Some(next) => next,
+            None => self.lexer.next_token(),
+        };
         t
     }
 
@@ -103,6 +126,15 @@ impl<'s> Parser<'s> {
     #[inline]
     pub fn prev_end(&self) -> u32 {
         self.prev_end
+    }
+
+    /// Continues lexing at byte `pos` (the end of text consumed without the
+    /// lexer).
+    pub fn seek(&mut self, pos: usize) {
+        self.prev_end = pos as u32;
+        self.peeked = None;
+        self.lexer.seek(pos);
+        self.tok = self.lexer.next_token();
     }
 
     /// The kind of the current token.
@@ -131,10 +163,14 @@ impl<'s> Parser<'s> {
 
     /// The token after the current one, without consuming anything.
     pub fn peek(&mut self) -> Token {
-        let saved = self.lexer.position();
-        let t = self.lexer.next_token();
-        self.lexer.seek(saved);
-        t
+        match self.peeked {
+            Some(t) => t,
+            None => {
+                let t = self.lexer.next_token();
+                self.peeked = Some(t);
+                t
+            }
+        }
     }
 
     /// The span of the current token.
@@ -300,11 +336,39 @@ impl<'s> Parser<'s> {
 
     /// `{1,2,3}`.
     pub fn int_list(&mut self) -> PResult<Vec<i64>> {
+        // Lists written without spaces (as XLA prints them) are read straight
+        // from the bytes.
+        if self.at(Tok::LBrace)
+            && let Some((values, end)) = scan_int_list(self.src.as_bytes(), self.tok.start as usize)
+        {
+            self.seek(end);
+            return Ok(values);
+        }
         self.braced_list(|p| p.int())
     }
 
     /// `{{0,1},{1,0}}`.
     pub fn int_list_list(&mut self) -> PResult<Vec<Vec<i64>>> {
+        if self.at(Tok::LBrace) {
+            let bytes = self.src.as_bytes();
+            let mut at = self.tok.start as usize + 1;
+            let mut lists = Vec::new();
+            if bytes.get(at) == Some(&b'}') {
+                self.seek(at + 1);
+                return Ok(lists);
+            }
+            while let Some((values, end)) = scan_int_list(bytes, at) {
+                lists.push(values);
+                match bytes.get(end) {
+                    Some(b',') => at = end + 1,
+                    Some(b'}') => {
+                        self.seek(end + 1);
+                        return Ok(lists);
+                    }
+                    _ => break,
+                }
+            }
+        }
         self.braced_list(|p| p.int_list())
     }
 
@@ -334,9 +398,7 @@ impl<'s> Parser<'s> {
                     depth -= 1;
                     if depth == 0 {
                         let end = i + 1;
-                        self.prev_end = end as u32;
-                        self.lexer.seek(end);
-                        self.tok = self.lexer.next_token();
+                        self.seek(end);
                         return Ok(&self.src[start..end]);
                     }
                 }
@@ -382,4 +444,48 @@ impl<'s> Parser<'s> {
     pub fn into_parts(self) -> (Module, SourceMap) {
         (self.m, self.spans)
     }
+}
+
+/// Reads `{1,-2,3}` (no spaces, no comments) starting at the `{` at `start`;
+/// returns the values and the position after `}`, or `None` for anything else.
+pub(crate) fn scan_int_list(bytes: &[u8], start: usize) -> Option<(Vec<i64>, usize)> {
+    if bytes.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut i = start + 1;
+    let mut values = Vec::new();
+    if bytes.get(i) == Some(&b'}') {
+        return Some((values, i + 1));
+    }
+    loop {
+        let (value, end) = scan_int(bytes, i)?;
+        values.push(value);
+        match bytes.get(end)? {
+            b',' => i = end + 1,
+            b'}' => return Some((values, end + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// Reads an integer (optional `-`, then digits) at `start`.
+pub(crate) fn scan_int(bytes: &[u8], start: usize) -> Option<(i64, usize)> {
+    let mut i = start;
+    let negative = bytes.get(i) == Some(&b'-');
+    if negative {
+        i += 1;
+    }
+    let digits = i;
+    let mut value: i64 = 0;
+    while let Some(&c) = bytes.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        value = value.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
+        i += 1;
+    }
+    if i == digits {
+        return None;
+    }
+    Some((if negative { -value } else { value }, i))
 }

@@ -105,8 +105,27 @@ pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: 
 /// Prints `m` as HLO text.
 pub fn print_module(m: &Module, options: &PrintOptions) -> String {
     let mut printer = Printer::new(m, options);
+    printer.out.reserve(m.instrs.len() * 96 + 256);
     printer.module();
     printer.out
+}
+
+/// Prints `m` as HLO text to `sink`, a piece at a time (the whole text is never
+/// held in memory).
+pub fn write_module(
+    m: &Module,
+    options: &PrintOptions,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut printer = Printer::new(m, options);
+    printer.out.reserve(1 << 17);
+    printer.sink = Some(sink);
+    printer.module();
+    printer.flush();
+    match printer.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 struct Printer<'m> {
@@ -121,25 +140,68 @@ struct Printer<'m> {
     sugar_of: FxHashMap<Instr, Comp>,
     /// Per computation, its instructions in print order.
     orders: FxHashMap<Comp, Vec<Instr>>,
+    /// Printed shapes, by shape index: a range of `shape_text`.
+    shape_ranges: Vec<Option<(u32, u32)>>,
+    shape_text: String,
+    /// Where finished text goes; `None` keeps everything in `out`.
+    sink: Option<&'m mut dyn std::io::Write>,
+    /// The first write error, reported when printing ends.
+    error: Option<std::io::Error>,
 }
 
 impl<'m> Printer<'m> {
     fn new(m: &'m Module, options: &PrintOptions) -> Self {
-        let estimate = m.instrs.len() * 96 + 256;
         Printer {
             m,
             options: *options,
-            out: String::with_capacity(estimate),
+            out: String::new(),
             long: options.style == Style::Long,
             tracer: ChainTracer::new(m),
             sugared: FxHashSet::default(),
             sugar_of: FxHashMap::default(),
             orders: FxHashMap::default(),
+            shape_ranges: vec![None; m.shapes.len()],
+            shape_text: String::new(),
+            sink: None,
+            error: None,
+        }
+    }
+
+    /// Hands the text printed so far to the sink once it is large.
+    fn flush_if_large(&mut self) {
+        if self.out.len() >= 1 << 16 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if self.error.is_none()
+                && let Err(e) = sink.write_all(self.out.as_bytes())
+            {
+                self.error = Some(e);
+            }
+            self.out.clear();
         }
     }
 
     fn shape(&mut self, shape: Shape) {
-        print_shape(&self.m.shapes, &mut self.out, shape);
+        use crate::entity::EntityRef;
+        let index = shape.index();
+        let (start, end) = match self.shape_ranges.get(index).copied().flatten() {
+            Some(range) => range,
+            None => {
+                let start = self.shape_text.len() as u32;
+                print_shape(&self.m.shapes, &mut self.shape_text, shape);
+                let range = (start, self.shape_text.len() as u32);
+                if let Some(slot) = self.shape_ranges.get_mut(index) {
+                    *slot = Some(range);
+                }
+                range
+            }
+        };
+        self.out
+            .push_str(&self.shape_text[start as usize..end as usize]);
     }
 
     fn name(&mut self, name: &str) {
@@ -159,10 +221,11 @@ impl<'m> Printer<'m> {
 
     fn module(&mut self) {
         let m = self.m;
+        let mut walker = PostOrder::new(m);
         for &comp in &m.comp_order {
             let order = match m.schedule.as_ref().and_then(|s| s.sequence(comp)) {
                 Some(sequence) => sequence.to_vec(),
-                None => post_order(m, comp),
+                None => walker.order(comp),
             };
             self.orders.insert(comp, order);
         }
@@ -445,6 +508,7 @@ impl<'m> Printer<'m> {
             }
             self.instruction(instr);
             self.out.push('\n');
+            self.flush_if_large();
         }
         self.out.push('}');
         if let Some(thread) = &data.execution_thread {
@@ -1085,22 +1149,20 @@ impl<'m> Printer<'m> {
 
     /// `origin`, `metadata`, `backend_config`.
     fn common_attrs_after(&mut self, data: &InstrData) {
-        let Some(common) = data.common.as_deref() else {
-            return;
-        };
-        if let Some(origin) = &common.origin {
+        let common = data.common.as_deref();
+        if let Some(origin) = common.and_then(|c| c.origin.as_ref()) {
             self.out.push_str(", origin=");
             self.out.push_str(origin);
         }
         if self.long
-            && let Some(metadata) = &common.metadata
+            && let Some(metadata) = &data.metadata
             && metadata.is_printed()
         {
             self.out.push_str(", metadata={");
             metadata.print_fields(&mut self.out);
             self.out.push('}');
         }
-        if let Some(config) = &common.backend_config
+        if let Some(config) = common.and_then(|c| c.backend_config.as_ref())
             && !config.0.is_empty()
         {
             self.out.push_str(", backend_config=");
@@ -1111,62 +1173,79 @@ impl<'m> Printer<'m> {
 
 /// XLA's instruction post-order for an unscheduled computation.
 pub fn post_order(m: &Module, comp: Comp) -> Vec<Instr> {
-    let body = &m.comp(comp).body;
-    let mut used: FxHashSet<Instr> = FxHashSet::default();
-    for &i in body {
-        used.extend(m.instr(i).operands.iter().copied());
-    }
-    let deps = channel_dependencies(m, comp);
-    #[derive(Copy, Clone, PartialEq, Eq)]
-    enum State {
-        Visiting,
-        Visited,
-    }
-    let mut state: FxHashMap<Instr, State> = FxHashMap::default();
-    let mut order = Vec::with_capacity(body.len());
-    let mut stack: Vec<Instr> = Vec::new();
-    for &start in body {
-        if used.contains(&start) || state.get(&start) == Some(&State::Visited) {
-            continue;
+    PostOrder::new(m).order(comp)
+}
+
+/// Computes post-orders computation by computation, reusing module-wide dense
+/// state (so walking every computation of a large module stays linear).
+struct PostOrder<'m> {
+    m: &'m Module,
+    /// Per instruction: 0 new, 1 visiting, 2 visited.
+    state: Vec<u8>,
+    /// Per instruction: whether something in its computation uses it.
+    used: Vec<bool>,
+    stack: Vec<Instr>,
+}
+
+impl<'m> PostOrder<'m> {
+    fn new(m: &'m Module) -> Self {
+        PostOrder {
+            m,
+            state: vec![0; m.instrs.len()],
+            used: vec![false; m.instrs.len()],
+            stack: Vec::new(),
         }
-        stack.clear();
-        stack.push(start);
-        while let Some(&current) = stack.last() {
-            match state.get(&current) {
-                None => {
-                    state.insert(current, State::Visiting);
-                }
-                Some(s) => {
-                    stack.pop();
-                    if *s != State::Visited {
-                        state.insert(current, State::Visited);
+    }
+
+    fn order(&mut self, comp: Comp) -> Vec<Instr> {
+        use crate::entity::EntityRef;
+        const VISITING: u8 = 1;
+        const VISITED: u8 = 2;
+        let m = self.m;
+        let body = &m.comp(comp).body;
+        for &i in body {
+            for &o in &m.instr(i).operands {
+                self.used[o.index()] = true;
+            }
+        }
+        let deps = channel_dependencies(m, comp);
+        let mut order = Vec::with_capacity(body.len());
+        for &start in body {
+            if self.used[start.index()] || self.state[start.index()] == VISITED {
+                continue;
+            }
+            self.stack.clear();
+            self.stack.push(start);
+            while let Some(&current) = self.stack.last() {
+                let state = &mut self.state[current.index()];
+                if *state != 0 {
+                    self.stack.pop();
+                    if *state != VISITED {
+                        *state = VISITED;
                         order.push(current);
                     }
                     continue;
                 }
-            }
-            let data = m.instr(current);
-            let push = |stack: &mut Vec<Instr>, i: Instr, state: &FxHashMap<Instr, State>| {
-                if state.get(&i) != Some(&State::Visited) {
-                    stack.push(i);
+                *state = VISITING;
+                let data = m.instr(current);
+                let state = &self.state;
+                let stack = &mut self.stack;
+                let mut push = |i: Instr| {
+                    if state[i.index()] != VISITED {
+                        stack.push(i);
+                    }
+                };
+                if current != start
+                    && let Some(d) = deps.get(&current)
+                {
+                    d.iter().for_each(|&i| push(i));
                 }
-            };
-            if current != start
-                && let Some(d) = deps.get(&current)
-            {
-                for &i in d {
-                    push(&mut stack, i, &state);
-                }
-            }
-            for &operand in data.operands.iter().rev() {
-                push(&mut stack, operand, &state);
-            }
-            for &p in data.control_predecessors() {
-                push(&mut stack, p, &state);
+                data.operands.iter().rev().for_each(|&i| push(i));
+                data.control_predecessors().iter().for_each(|&i| push(i));
             }
         }
+        order
     }
-    order
 }
 
 /// Collectives with the same channel id in one computation must be performed

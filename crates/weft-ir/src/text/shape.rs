@@ -47,6 +47,25 @@ impl<'s> Parser<'s> {
     /// A shape; `fill_layout` says whether arrays written without a layout get the
     /// default one (XLA fills them everywhere except in computation signatures).
     pub fn shape_with(&mut self, fill_layout: bool) -> PResult<Shape> {
+        // Most shapes repeat verbatim (operand shapes in the long form above all):
+        // look the exact text up before parsing it.
+        let start = self.tok.start as usize;
+        let Some(end) = shape_text_end(self.src.as_bytes(), start) else {
+            return self.shape_uncached(fill_layout);
+        };
+        let key = &self.src[start..end];
+        if let Some(&shape) = self.shape_cache[usize::from(fill_layout)].get(key) {
+            self.seek(end);
+            return Ok(shape);
+        }
+        let shape = self.shape_uncached(fill_layout)?;
+        if self.prev_end() as usize == end {
+            self.shape_cache[usize::from(fill_layout)].insert(key, shape);
+        }
+        Ok(shape)
+    }
+
+    fn shape_uncached(&mut self, fill_layout: bool) -> PResult<Shape> {
         match self.kind() {
             Tok::LParen => {
                 self.bump();
@@ -339,6 +358,74 @@ impl<'s> Parser<'s> {
     }
 }
 
+/// The end of the shape text starting at `start` — an array with an optional
+/// layout written without spaces, or a balanced tuple — or `None` when the text is
+/// not in that simple form (the parser then reads it token by token).
+fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
+    const LIMIT: usize = 4096;
+    let byte = |i: usize| src.get(i).copied();
+    match byte(start)? {
+        b'(' => {
+            let mut depth = 0usize;
+            let mut i = start;
+            while i < src.len() && i - start < LIMIT {
+                match src[i] {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    b'"' | b'\'' | b'%' | b'=' if !src[start..i].ends_with(b"/*index") => {
+                        return None;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        b if b.is_ascii_lowercase() => {
+            let mut i = start;
+            while byte(i).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                i += 1;
+            }
+            if byte(i)? != b'[' {
+                return None;
+            }
+            while byte(i)? != b']' {
+                if i - start > LIMIT {
+                    return None;
+                }
+                i += 1;
+            }
+            i += 1;
+            if byte(i) == Some(b'{') && byte(i + 1).is_some_and(|c| c.is_ascii_digit() || c == b':')
+            {
+                let mut depth = 0usize;
+                while i < src.len() && i - start < LIMIT {
+                    match src[i] {
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(i + 1);
+                            }
+                        }
+                        b'\n' => return None,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                return None;
+            }
+            Some(i)
+        }
+        _ => None,
+    }
+}
+
 /// Prints shapes.
 pub(crate) struct ShapePrinter<'m> {
     pub shapes: &'m crate::shape::ShapeTable,
@@ -498,6 +585,7 @@ pub(crate) fn push_int(out: &mut String, v: i64) {
     if v < 0 {
         out.push('-');
     }
-    // SAFETY-free: the buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    for &digit in &buf[i..] {
+        out.push(char::from(digit));
+    }
 }

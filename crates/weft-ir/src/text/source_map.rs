@@ -2,50 +2,117 @@
 //! parser, so diagnostics can point at text without the IR carrying spans.
 //! Handles are never reused, so the map stays valid through passes (entities a pass
 //! creates simply have no span).
-
-use rustc_hash::FxHashMap;
+//!
+//! The table is dense (indexed by handle) and keeps attribute and operand spans
+//! in two flat lists, so recording spans costs the parser no allocation per
+//! instruction.
 
 use crate::diagnostic::Span;
+use crate::entity::EntityRef;
 use crate::module::{Comp, Instr};
+
+#[derive(Clone, Copy, Debug, Default)]
+struct InstrSpans {
+    name: Span,
+    opcode: Span,
+    operands: (u32, u32),
+    attrs: (u32, u32),
+    known: bool,
+}
 
 /// Spans of parsed entities.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
-    /// The name of each parsed instruction (or, for nested instructions, its
-    /// opcode).
-    pub instr_names: FxHashMap<Instr, Span>,
-    /// The opcode of each parsed instruction.
-    pub instr_opcodes: FxHashMap<Instr, Span>,
-    /// Each attribute written on an instruction: name and span of `name=value`.
-    pub instr_attrs: FxHashMap<Instr, Vec<(String, Span)>>,
-    /// Each operand written on an instruction, in order.
-    pub instr_operands: FxHashMap<Instr, Vec<Span>>,
-    /// The name of each parsed computation.
-    pub comp_names: FxHashMap<Comp, Span>,
+    instrs: Vec<InstrSpans>,
+    operand_spans: Vec<Span>,
+    attr_spans: Vec<Span>,
+    comps: Vec<Option<Span>>,
 }
 
 impl SourceMap {
-    /// The span of an instruction's name, if it was parsed.
-    pub fn instr(&self, instr: Instr) -> Option<Span> {
-        self.instr_names.get(&instr).copied()
+    /// An empty map with room for `instrs` instructions.
+    pub fn with_capacity(instrs: usize) -> Self {
+        SourceMap {
+            instrs: Vec::with_capacity(instrs),
+            operand_spans: Vec::with_capacity(instrs * 2),
+            ..SourceMap::default()
+        }
     }
 
-    /// The span of attribute `name` of `instr`, if it was written.
-    pub fn attr(&self, instr: Instr, name: &str) -> Option<Span> {
-        self.instr_attrs
-            .get(&instr)?
+    /// Records the spans of a parsed instruction: its name (or, for a nested
+    /// instruction, its opcode), opcode, operands and `name=value` attributes.
+    pub fn record_instr(
+        &mut self,
+        instr: Instr,
+        name: Span,
+        opcode: Span,
+        operands: &[Span],
+        attrs: impl Iterator<Item = Span>,
+    ) {
+        let index = instr.index();
+        if self.instrs.len() <= index {
+            self.instrs.resize(index + 1, InstrSpans::default());
+        }
+        let operand_start = self.operand_spans.len() as u32;
+        self.operand_spans.extend_from_slice(operands);
+        let attr_start = self.attr_spans.len() as u32;
+        self.attr_spans.extend(attrs);
+        self.instrs[index] = InstrSpans {
+            name,
+            opcode,
+            operands: (operand_start, operands.len() as u32),
+            attrs: (attr_start, self.attr_spans.len() as u32 - attr_start),
+            known: true,
+        };
+    }
+
+    /// Records the span of a computation's name.
+    pub fn record_comp(&mut self, comp: Comp, name: Span) {
+        let index = comp.index();
+        if self.comps.len() <= index {
+            self.comps.resize(index + 1, None);
+        }
+        self.comps[index] = Some(name);
+    }
+
+    fn spans_of(&self, instr: Instr) -> Option<&InstrSpans> {
+        self.instrs.get(instr.index()).filter(|s| s.known)
+    }
+
+    /// The span of an instruction's name, if it was parsed.
+    pub fn instr(&self, instr: Instr) -> Option<Span> {
+        self.spans_of(instr).map(|s| s.name)
+    }
+
+    /// The span of an instruction's opcode, if it was parsed.
+    pub fn opcode(&self, instr: Instr) -> Option<Span> {
+        self.spans_of(instr).map(|s| s.opcode)
+    }
+
+    /// The span of `name=value` for attribute `name` of `instr`, if it was
+    /// written; `source` is the text that was parsed.
+    pub fn attr(&self, instr: Instr, name: &str, source: &str) -> Option<Span> {
+        let s = self.spans_of(instr)?;
+        let (start, len) = (s.attrs.0 as usize, s.attrs.1 as usize);
+        self.attr_spans[start..start + len]
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|&(_, s)| s)
+            .copied()
+            .find(|span| {
+                source
+                    .get(span.start as usize..span.end as usize)
+                    .and_then(|text| text.strip_prefix(name))
+                    .is_some_and(|rest| rest.starts_with('='))
+            })
     }
 
     /// The span of operand `index` of `instr`, if it was written.
     pub fn operand(&self, instr: Instr, index: usize) -> Option<Span> {
-        self.instr_operands.get(&instr)?.get(index).copied()
+        let s = self.spans_of(instr)?;
+        (index < s.operands.1 as usize).then(|| self.operand_spans[s.operands.0 as usize + index])
     }
 
     /// The span of a computation's name, if it was parsed.
     pub fn comp(&self, comp: Comp) -> Option<Span> {
-        self.comp_names.get(&comp).copied()
+        self.comps.get(comp.index()).copied().flatten()
     }
 }
