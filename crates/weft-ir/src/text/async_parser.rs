@@ -82,6 +82,7 @@ impl<'s> Parser<'s> {
             producer = crate::async_chain::ChainTracer::new(&self.m).producer(first, &[]);
         }
         let mut bag = self.take_bag();
+        bag.site = opcode_span;
         if nested {
             bag.end = self.span();
         } else {
@@ -229,9 +230,11 @@ impl<'s> Parser<'s> {
         if elements.len() < operands + 1 || operands == 0 {
             return None;
         }
+        // Print without the default layouts the parser filled in, so the hint
+        // reads like what was written.
         let text = |s: Shape| {
             let mut out = String::new();
-            crate::text::printer::print_shape(&self.m.shapes, &mut out, s);
+            crate::text::printer::print_shape_without_default_layouts(&self.m.shapes, &mut out, s);
             out
         };
         let bound: Vec<String> = elements[..operands].iter().map(|&s| text(s)).collect();

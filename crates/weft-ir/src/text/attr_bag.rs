@@ -180,8 +180,10 @@ pub(crate) struct Entry<'s> {
 #[derive(Default)]
 pub(crate) struct Bag<'s> {
     pub entries: Vec<Entry<'s>>,
-    /// Where attribute parsing started (for "expected but not seen" errors).
+    /// Where attribute parsing started.
     pub end: Span,
+    /// The instruction's opcode: where a missing attribute is reported.
+    pub site: Span,
 }
 
 impl<'s> Bag<'s> {
@@ -202,10 +204,13 @@ impl<'s> Bag<'s> {
     }
 
     fn missing(&self, name: &str) -> Diagnostic {
-        Diagnostic::error(
-            self.end,
-            format!("attribute {name} is expected but not seen"),
-        )
+        let at = if self.site == Span::default() {
+            self.end
+        } else {
+            self.site
+        };
+        Diagnostic::error(at, format!("attribute {name} is expected but not seen"))
+            .with_label(format!("needs {name}="))
     }
 
     fn wrong(span: Span, name: &str, what: &str) -> Diagnostic {
@@ -365,6 +370,7 @@ impl<'s> Parser<'s> {
         Bag {
             entries: std::mem::take(&mut self.bag_storage),
             end: self.span(),
+            site: Span::default(),
         }
     }
 

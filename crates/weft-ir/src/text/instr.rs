@@ -41,6 +41,14 @@ impl<'s> Parser<'s> {
                 )));
             }
         };
+        if let Some(suggestion) = reserved_name_fix(name) {
+            return Err(self
+                .error_at(
+                    name_span,
+                    format!("illegal instruction name: {name}; suggest renaming to: {suggestion}"),
+                )
+                .with_hint("element type names and names starting with `__` are reserved"));
+        }
         self.expect(Tok::Equal, "'=' in instruction")?;
         let instr = self.rhs(Some((name, name_span)), false)?;
         if is_root {
@@ -173,10 +181,11 @@ impl<'s> Parser<'s> {
         if self.peek().kind == Tok::LParen && !self.cur_text().starts_with('%') {
             return self.rhs_after_shape(None, declared, true);
         }
+        let name_span = self.span();
         let name = self.ident("an operand name")?;
         let Some(mut instr) = self.lookup(name) else {
             return Err(self
-                .error_at(start, format!("instruction does not exist: {name}"))
+                .error_at(name_span, format!("instruction does not exist: {name}"))
                 .with_label("not defined in this computation")
                 .with_hint("operands must be defined earlier in the same computation"));
         };
@@ -317,6 +326,7 @@ impl<'s> Parser<'s> {
         }
         self.check_operand_count(opcode, &operands, open)?;
         let mut bag = self.take_bag();
+        bag.site = opcode_span;
         if nested {
             bag.end = self.span();
         } else {
@@ -419,7 +429,7 @@ impl<'s> Parser<'s> {
             instr,
             name.map_or(opcode_span, |(_, s)| s),
             opcode_span,
-            &operand_spans,
+            operand_spans,
             bag.entries.iter().map(|e| e.span),
         );
         if let Some((n, span)) = name {
@@ -512,6 +522,20 @@ impl<'s> Parser<'s> {
         }
         Ok(comp)
     }
+}
+
+/// For a name XLA reserves, the name XLA suggests instead: element type names
+/// get `_` appended and a leading `__` (other than `__xla_`) becomes `a_`.
+fn reserved_name_fix(name: &str) -> Option<String> {
+    if crate::ElementType::from_name(name).is_some() {
+        return Some(format!("{name}_"));
+    }
+    if let Some(rest) = name.strip_prefix("__")
+        && !name.starts_with("__xla_")
+    {
+        return Some(format!("a_{rest}"));
+    }
+    None
 }
 
 /// The ops that take `result_accuracy=` (XLA's transcendental unary ops).

@@ -93,6 +93,15 @@ pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
     .print(out, shape);
 }
 
+/// Appends `shape`, printing only layouts that differ from the default one.
+pub fn print_shape_without_default_layouts(shapes: &ShapeTable, out: &mut String, shape: Shape) {
+    ShapePrinter {
+        shapes,
+        layouts: true,
+    }
+    .print_skipping_defaults(out, shape);
+}
+
 /// Appends `shape` without layouts.
 pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: Shape) {
     ShapePrinter {

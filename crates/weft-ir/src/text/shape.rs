@@ -461,6 +461,35 @@ impl ShapePrinter<'_> {
         }
     }
 
+    /// Appends `shape`, leaving out layouts equal to the default layout.
+    pub fn print_skipping_defaults(&self, out: &mut String, shape: Shape) {
+        match self.shapes.get(shape) {
+            ShapeData::Array(array) => {
+                let default =
+                    array.layout.as_deref() == Some(&Layout::default_for_rank(array.rank()));
+                let printer = ShapePrinter {
+                    shapes: self.shapes,
+                    layouts: self.layouts && !default,
+                };
+                printer.print_array(out, array);
+            }
+            ShapeData::Tuple(elements) => {
+                out.push('(');
+                for (i, &e) in elements.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                        if i % 5 == 0 {
+                            let _ = write!(out, "/*index={i}*/");
+                        }
+                    }
+                    self.print_skipping_defaults(out, e);
+                }
+                out.push(')');
+            }
+            _ => self.print(out, shape),
+        }
+    }
+
     fn print_array(&self, out: &mut String, array: &ArrayShape) {
         out.push_str(array.elem.name());
         out.push('[');

@@ -1,0 +1,590 @@
+//! File-based tests: every `*.hlo` file under the workspace's `tests/filetests/`
+//! directory, one trial per (file, command).
+//!
+//! # File format
+//!
+//! A filetest is an HLO module whose first lines are `//` comments (the header).
+//! By convention the first one says what the file checks; every header line of the
+//! form `// test: <command>` adds a command. The header ends at the first line that
+//! is not a `//` comment; `// test:` lines after it are not read.
+//!
+//! Commands:
+//!
+//! - `fmt`, `fmt --short`, `fmt --no-sugar`, `fmt --short --no-sugar` (flags in any
+//!   order): parse the file and print it in the long or short form, with or
+//!   without async sugar. The output must equal `<file>.<variant>.expected` next to
+//!   the file, byte for byte, where the variant is `long`, `short`, `long-nosugar`
+//!   or `short-nosugar`. The output must also be a fixed point: parsing it and
+//!   printing again with the same options gives the same text. Without sugar,
+//!   the output must also be the same module as the sugared one (the spec's
+//!   "both spellings parse to one representation"): parsing it and printing
+//!   with sugar gives the file's sugared print.
+//! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
+//!   comment. The diagnostic must start on the *target line* and its message or
+//!   hint must contain `<text>`. The target line is the comment's own line when
+//!   code precedes the comment on that line; when the comment stands on a line by
+//!   itself, it is the next line that is neither blank nor a `//` comment line.
+//!   The full rendered diagnostic (rustc style, named by the file's path relative
+//!   to `tests/filetests/`) must equal `<file>.error.expected`.
+//!
+//! A file without a `// test:` line fails, as does an `.expected` file that no
+//! command of its source file produces (so renamed tests leave nothing behind).
+//!
+//! # Blessing
+//!
+//! `WEFT_BLESS=1 cargo test -p weft-ir --test filetests` writes every
+//! `.expected` file from the current output instead of comparing, and deletes
+//! stale ones. The other checks (located error, fixed point, no panic) still
+//! apply. A blessed change is a reviewed diff: read it before committing.
+//! Blessing also overwrites expected files written by hand to record what
+//! XLA prints while weft still prints something else (a known bug), so bless
+//! only a filtered set of trials (`-- <filter>`) when such tests exist.
+//!
+//! No trial can take the harness down: parsing and printing run under
+//! `catch_unwind`, and a panic is reported as that trial's failure.
+
+use std::fmt::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use weft_ir::text::{PrintOptions, Style, parse, print};
+use weft_ir::{Diagnostic, Module};
+
+/// The directive that adds a command to a file's header.
+const TEST_DIRECTIVE: &str = "// test:";
+/// The directive of an `error` test's expected diagnostic.
+const ERROR_DIRECTIVE: &str = "// error:";
+/// The environment variable that turns comparisons into rewrites.
+const BLESS_VAR: &str = "WEFT_BLESS";
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests");
+    let mut files = Vec::new();
+    if let Err(e) = collect_hlo_files(&root, &mut files) {
+        eprintln!("error: cannot read {}: {e}", root.display());
+        std::process::exit(1);
+    }
+    files.sort();
+    let mut trials = Vec::new();
+    let mut produced = Vec::new();
+    for path in files {
+        let rel = relative_name(&root, &path);
+        match read_header(&path) {
+            Ok(commands) => {
+                for command in commands {
+                    produced.push(command.expected_path(&path));
+                    trials.push(trial(path.clone(), rel.clone(), command));
+                }
+            }
+            Err(message) => {
+                // Until the header is fixed its commands are unknown: keep every
+                // expected file it may have, so blessing does not delete them.
+                produced.extend(Command::ALL.iter().map(|c| c.expected_path(&path)));
+                trials.push(Trial::test(format!("{rel} [header]"), move || {
+                    Err(message.into())
+                }));
+            }
+        }
+    }
+    trials.push(Trial::test("stale expected files", move || {
+        check_stale(&root, &produced)
+    }));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// One `// test:` command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Command {
+    Fmt { short: bool, sugar: bool },
+    Error,
+}
+
+impl Command {
+    const ALL: [Command; 5] = [
+        Command::Fmt {
+            short: false,
+            sugar: true,
+        },
+        Command::Fmt {
+            short: true,
+            sugar: true,
+        },
+        Command::Fmt {
+            short: false,
+            sugar: false,
+        },
+        Command::Fmt {
+            short: true,
+            sugar: false,
+        },
+        Command::Error,
+    ];
+
+    fn parse(text: &str) -> Result<Command, String> {
+        let mut words = text.split_whitespace();
+        match words.next() {
+            Some("error") => match words.next() {
+                None => Ok(Command::Error),
+                Some(w) => Err(format!("`error` takes no arguments, got `{w}`")),
+            },
+            Some("fmt") => {
+                let (mut short, mut sugar) = (false, true);
+                for word in words {
+                    match word {
+                        "--short" if !short => short = true,
+                        "--no-sugar" if sugar => sugar = false,
+                        _ => return Err(format!("unexpected `{word}` in `fmt` command")),
+                    }
+                }
+                Ok(Command::Fmt { short, sugar })
+            }
+            Some(other) => Err(format!(
+                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]` or `error`)"
+            )),
+            None => Err("empty `// test:` line".to_string()),
+        }
+    }
+
+    /// How the command is written in a trial name.
+    fn label(self) -> String {
+        match self {
+            Command::Error => "error".to_string(),
+            Command::Fmt { short, sugar } => {
+                let mut label = String::from("fmt");
+                if short {
+                    label.push_str(" --short");
+                }
+                if !sugar {
+                    label.push_str(" --no-sugar");
+                }
+                label
+            }
+        }
+    }
+
+    /// `<file>.<variant>.expected`.
+    fn expected_path(self, file: &Path) -> PathBuf {
+        let variant = match self {
+            Command::Error => "error",
+            Command::Fmt {
+                short: false,
+                sugar: true,
+            } => "long",
+            Command::Fmt {
+                short: true,
+                sugar: true,
+            } => "short",
+            Command::Fmt {
+                short: false,
+                sugar: false,
+            } => "long-nosugar",
+            Command::Fmt {
+                short: true,
+                sugar: false,
+            } => "short-nosugar",
+        };
+        let mut name = file.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".{variant}.expected"));
+        file.with_file_name(name)
+    }
+}
+
+fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
+    Trial::test(format!("{rel} [{}]", command.label()), move || {
+        let source = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let expected = command.expected_path(&path);
+        match command {
+            Command::Fmt { short, sugar } => {
+                let options = PrintOptions {
+                    style: if short { Style::Short } else { Style::Long },
+                    sugar,
+                    ..PrintOptions::long()
+                };
+                run_fmt(&rel, &source, &options, &expected)
+            }
+            Command::Error => run_error(&rel, &source, &expected),
+        }
+    })
+}
+
+fn collect_hlo_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_hlo_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "hlo") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// `path` relative to `root`, with `/` separators on every platform so trial
+/// names and rendered diagnostics do not depend on the OS.
+fn relative_name(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The commands of a file's header.
+fn read_header(path: &Path) -> Result<Vec<Command>, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut commands = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        let line = line.trim();
+        if !line.starts_with("//") {
+            break;
+        }
+        if let Some(text) = line.strip_prefix(TEST_DIRECTIVE) {
+            let command = Command::parse(text).map_err(|e| format!("line {}: {e}", n + 1))?;
+            if commands.contains(&command) {
+                return Err(format!("line {}: duplicate command", n + 1));
+            }
+            commands.push(command);
+        }
+    }
+    if commands.is_empty() {
+        return Err(format!(
+            "no `{TEST_DIRECTIVE} <command>` line in the header (the leading `//` lines)"
+        ));
+    }
+    Ok(commands)
+}
+
+fn bless() -> bool {
+    std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1")
+}
+
+/// The text of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(non-string payload)".to_string())
+}
+
+/// Parses without letting a panic escape; a panic becomes the trial's failure.
+fn guarded_parse(source: &str) -> Result<Result<Module, Diagnostic>, String> {
+    catch_unwind(AssertUnwindSafe(|| parse(source)))
+        .map_err(|p| format!("the parser panicked: {}", panic_message(&*p)))
+}
+
+fn guarded_print(module: &Module, options: &PrintOptions) -> Result<String, String> {
+    catch_unwind(AssertUnwindSafe(|| print(module, options)))
+        .map_err(|p| format!("the printer panicked: {}", panic_message(&*p)))
+}
+
+fn run_fmt(rel: &str, source: &str, options: &PrintOptions, expected: &Path) -> Result<(), Failed> {
+    let module = guarded_parse(source)?.map_err(|d| d.render(rel, source))?;
+    let printed = guarded_print(&module, options)?;
+    let mut failures = Vec::new();
+    if let Err(e) = compare_or_bless(&printed, expected) {
+        failures.push(e);
+    }
+    // The printed text must read back as the same module: print∘parse is the
+    // identity on printed text, in every form.
+    match guarded_parse(&printed)? {
+        Err(d) => failures.push(format!(
+            "the printed text does not parse:\n{}",
+            d.render("<printed>", &printed)
+        )),
+        Ok(again) => {
+            let reprinted = guarded_print(&again, options)?;
+            if reprinted != printed {
+                failures.push(format!(
+                    "printing is not a fixed point (-first print +second print):\n{}",
+                    diff(&printed, &reprinted)
+                ));
+            }
+        }
+    }
+    if !options.sugar {
+        // The spec says the sugared and generic spellings parse to one
+        // representation, so the generic text, printed with sugar, must read
+        // exactly like the file printed with sugar.
+        let sugared = PrintOptions {
+            sugar: true,
+            ..*options
+        };
+        let direct = guarded_print(&module, &sugared)?;
+        if let Ok(generic) = guarded_parse(&printed)? {
+            let via_generic = guarded_print(&generic, &sugared)?;
+            if via_generic != direct {
+                failures.push(format!(
+                    "the generic text is not the same module as the sugared one \
+                     (-sugared print of the file +sugared print of the --no-sugar output):\n{}",
+                    diff(&direct, &via_generic)
+                ));
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+fn run_error(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let (line, want) = error_directive(source)?;
+    let diagnostic = match guarded_parse(source)? {
+        Ok(_) => return Err(format!("parsed, but line {line} expects an error: {want}").into()),
+        Err(d) => d,
+    };
+    let rendered = diagnostic.render(rel, source);
+    let mut failures = Vec::new();
+    let got_line = diagnostic.line_col(source).line;
+    if got_line != line {
+        failures.push(format!(
+            "the error is on line {got_line}, expected on line {line}"
+        ));
+    }
+    let hint = diagnostic.hint.as_deref().unwrap_or("");
+    if !diagnostic.message.contains(want) && !hint.contains(want) {
+        failures.push(format!(
+            "neither the message nor the hint contains `{want}`"
+        ));
+    }
+    if !failures.is_empty() {
+        failures.push(format!("the diagnostic:\n{rendered}"));
+    }
+    if let Err(e) = compare_or_bless(&rendered, expected) {
+        failures.push(e);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// The target line (1-based) and text of the file's one `// error:` comment.
+fn error_directive(source: &str) -> Result<(usize, &str), String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(at) = line.find(ERROR_DIRECTIVE) {
+            found.push((i, at, line[at + ERROR_DIRECTIVE.len()..].trim()));
+        }
+    }
+    let [(i, at, want)] = found[..] else {
+        return Err(format!(
+            "an `error` test needs exactly one `{ERROR_DIRECTIVE}` comment, found {}",
+            found.len()
+        ));
+    };
+    if want.is_empty() {
+        return Err(format!(
+            "line {}: `{ERROR_DIRECTIVE}` needs the text to look for",
+            i + 1
+        ));
+    }
+    if !lines[i][..at].trim().is_empty() {
+        return Ok((i + 1, want));
+    }
+    let is_code = |l: &&str| {
+        let l = l.trim();
+        !l.is_empty() && !l.starts_with("//")
+    };
+    match lines[i + 1..].iter().position(is_code) {
+        Some(offset) => Ok((i + 1 + offset + 1, want)),
+        None => Err(format!(
+            "line {}: no code line after the `{ERROR_DIRECTIVE}` comment",
+            i + 1
+        )),
+    }
+}
+
+/// Compares `actual` with the expected file, or rewrites the file when blessing.
+fn compare_or_bless(actual: &str, expected_path: &Path) -> Result<(), String> {
+    let name = expected_path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy();
+    if bless() {
+        let current = std::fs::read_to_string(expected_path).ok();
+        if current.as_deref() != Some(actual) {
+            std::fs::write(expected_path, actual)
+                .map_err(|e| format!("cannot write {}: {e}", expected_path.display()))?;
+        }
+        return Ok(());
+    }
+    let Ok(expected) = std::fs::read_to_string(expected_path) else {
+        return Err(format!(
+            "{name} is missing; run with {BLESS_VAR}=1 to create it. The output:\n{actual}"
+        ));
+    };
+    if expected == actual {
+        return Ok(());
+    }
+    Err(format!(
+        "the output differs from {name} (-expected +actual):\n{}\nrun with {BLESS_VAR}=1 to accept the new output",
+        diff(&expected, actual)
+    ))
+}
+
+/// `.expected` files that no command produces.
+fn check_stale(root: &Path, produced: &[PathBuf]) -> Result<(), Failed> {
+    let mut all = Vec::new();
+    collect_expected(root, &mut all).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+    all.sort();
+    let stale: Vec<&PathBuf> = all.iter().filter(|p| !produced.contains(p)).collect();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    if bless() {
+        for path in stale {
+            std::fs::remove_file(path)
+                .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        }
+        return Ok(());
+    }
+    let list: Vec<String> = stale.iter().map(|p| relative_name(root, p)).collect();
+    Err(format!(
+        "no command produces these files (run with {BLESS_VAR}=1 to delete them):\n  {}",
+        list.join("\n  ")
+    )
+    .into())
+}
+
+fn collect_expected(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_expected(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "expected") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A line diff of `old` and `new` in unified style: hunks with two lines of
+/// context, `-` for lines only in `old`, `+` for lines only in `new`; at most
+/// [`DIFF_LIMIT`] lines, so a wholly different output stays readable.
+fn diff(old: &str, new: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let ops = line_ops(&a, &b);
+    const CONTEXT: usize = 2;
+    let mut out = String::new();
+    let mut lines = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        if matches!(ops[i], Op::Same(..)) {
+            i += 1;
+            continue;
+        }
+        // A hunk: the changes from `i` on, merged while fewer than 2×CONTEXT
+        // unchanged lines separate them.
+        let start = i.saturating_sub(CONTEXT);
+        let mut end = i;
+        let mut same_run = 0;
+        while end < ops.len() && same_run <= 2 * CONTEXT {
+            same_run = if matches!(ops[end], Op::Same(..)) {
+                same_run + 1
+            } else {
+                0
+            };
+            end += 1;
+        }
+        let end = end - same_run.saturating_sub(CONTEXT);
+        let (old_line, new_line) = ops[start].lines();
+        let _ = writeln!(out, "@@ -{} +{} @@", old_line + 1, new_line + 1);
+        for op in &ops[start..end] {
+            if lines == DIFF_LIMIT {
+                out.push_str("... (diff truncated)\n");
+                return out;
+            }
+            let _ = match *op {
+                Op::Same(x, _) => writeln!(out, " {}", a[x]),
+                Op::Delete(x, _) => writeln!(out, "-{}", a[x]),
+                Op::Insert(_, y) => writeln!(out, "+{}", b[y]),
+            };
+            lines += 1;
+        }
+        i = end;
+    }
+    if out.is_empty() {
+        // Equal lines but different text: only line endings differ.
+        out.push_str("(the texts differ only in line endings or a final newline)\n");
+    }
+    out
+}
+
+const DIFF_LIMIT: usize = 60;
+
+/// An edit step; both fields are the positions in `old` and `new` at that step.
+#[derive(Clone, Copy)]
+enum Op {
+    Same(usize, usize),
+    Delete(usize, usize),
+    Insert(usize, usize),
+}
+
+impl Op {
+    fn lines(self) -> (usize, usize) {
+        match self {
+            Op::Same(x, y) | Op::Delete(x, y) | Op::Insert(x, y) => (x, y),
+        }
+    }
+}
+
+/// The edit script of a longest common subsequence of lines. Expected outputs
+/// are small, so the quadratic table is fine; past a size limit the common
+/// prefix and suffix are kept and the middle is shown as replaced.
+fn line_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ma, mb) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let mut ops: Vec<Op> = (0..prefix).map(|k| Op::Same(k, k)).collect();
+    if ma.len() * mb.len() > 4_000_000 {
+        ops.extend((0..ma.len()).map(|k| Op::Delete(prefix + k, prefix)));
+        ops.extend((0..mb.len()).map(|k| Op::Insert(prefix + ma.len(), prefix + k)));
+    } else {
+        // lcs[i][j]: the LCS length of ma[i..] and mb[j..].
+        let width = mb.len() + 1;
+        let mut lcs = vec![0u32; (ma.len() + 1) * width];
+        for i in (0..ma.len()).rev() {
+            for j in (0..mb.len()).rev() {
+                lcs[i * width + j] = if ma[i] == mb[j] {
+                    lcs[(i + 1) * width + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < ma.len() || j < mb.len() {
+            let (x, y) = (prefix + i, prefix + j);
+            if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
+                ops.push(Op::Same(x, y));
+                i += 1;
+                j += 1;
+            } else if i < ma.len()
+                && (j == mb.len() || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
+            {
+                // Deletions first, so a replaced line reads `-old` then `+new`.
+                ops.push(Op::Delete(x, y));
+                i += 1;
+            } else {
+                ops.push(Op::Insert(x, y));
+                j += 1;
+            }
+        }
+    }
+    let (da, db) = (a.len() - suffix, b.len() - suffix);
+    ops.extend((0..suffix).map(|k| Op::Same(da + k, db + k)));
+    ops
+}

@@ -1,0 +1,60 @@
+//! Regression tests for inputs found by the `parse_hlo` fuzz target
+//! (`fuzz/fuzz_targets/parse_hlo.rs`), minimized with `cargo fuzz tmin`.
+//!
+//! The fuzz target's properties: parsing never panics; a rejected input gets a
+//! diagnostic inside the source that renders; an accepted input's long and short
+//! prints parse again and print the same text.
+
+use weft_ir::text::{PrintOptions, parse, print};
+
+/// Checks the fuzz target's properties on `text` and returns whether it parsed.
+fn check(text: &str) -> bool {
+    let module = match parse(text) {
+        Ok(module) => module,
+        Err(d) => {
+            assert!(d.span.start <= d.span.end && d.span.end as usize <= text.len());
+            let _ = d.render("fuzz.hlo", text);
+            let _ = d.short("fuzz.hlo", text);
+            return false;
+        }
+    };
+    for options in [PrintOptions::long(), PrintOptions::short()] {
+        let once = print(&module, &options);
+        let reparsed = parse(&once).unwrap_or_else(|d| {
+            panic!(
+                "{:?} print does not parse again:\n{}\n{once}",
+                options.style,
+                d.render("printed.hlo", &once)
+            )
+        });
+        assert_eq!(once, print(&reparsed, &options), "{:?}", options.style);
+    }
+    true
+}
+
+/// Asserts `text` is rejected with an error located at byte `at`.
+fn rejected_at(text: &str, at: u32) {
+    assert!(!check(text), "accepted: {text:?}");
+    let d = parse(text).unwrap_err();
+    assert_eq!(d.span.start, at, "{}", d.render("fuzz.hlo", text));
+}
+
+/// A `%` name must start like an identifier, as in XLA: the short form drops the
+/// `%`, and `.` (or a digit) cannot start a name there.
+#[test]
+fn percent_name_must_start_like_an_identifier() {
+    rejected_at("H{%.=f32[]constant(2)}", 2);
+    rejected_at("H{%0=f32[]constant(2)}", 2);
+    assert!(check("H{%_0=f32[]constant(2)}"));
+}
+
+/// A computation cannot call itself: `calls=` naming the enclosing computation
+/// made the printer sugar the op as `async-update-update`, which re-read as a
+/// different instruction.
+#[test]
+fn computation_cannot_call_itself() {
+    let text = "async_dus{state =()parameter(0)s =((),s2[])async-update(state),calls=async_dus}";
+    rejected_at(text, text.find("async_dus}").unwrap() as u32);
+    let nested = "c {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply={\n    q = f32[] parameter(0)\n    ROOT s = f32[] call(q), to_apply=c\n  }\n}\n";
+    rejected_at(nested, nested.find("c\n  }").unwrap() as u32);
+}
