@@ -3,6 +3,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod bench;
 mod fmt;
 mod input;
 
@@ -32,11 +33,19 @@ enum Command {
     /// sugar wherever XLA prints it. Exit status 0 on success, 1 on a parse error
     /// (reported as file:line:col with the offending text).
     Fmt(fmt::FmtArgs),
+    /// Measure how fast HLO files parse and print.
+    ///
+    /// Reads each file once, parses and prints it --repeat times, and reports the
+    /// median time of each phase, throughput (lines/s, MB/s) and the process's peak
+    /// resident memory. `benches/compare_xla.py` runs this next to XLA's own parser
+    /// and printer on the same files.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Fmt(args) => fmt::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }
