@@ -7,6 +7,8 @@
 //! So after `p0`, asking for `p0` again gives `p0.1`; after `tuple.0`, asking for
 //! `tuple` gives `tuple.1`.
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The suffixes in use for one base. Almost every base is used once, so the
@@ -52,10 +54,11 @@ impl SuffixSet {
     }
 }
 
-/// Hands out unique names.
+/// Hands out unique names. Bases are kept as `Cow`s so a parser can register
+/// names borrowed from its source text without copying them.
 #[derive(Default, Clone, Debug)]
-pub struct NameUniquer {
-    bases: FxHashMap<Box<str>, SuffixSet>,
+pub struct NameUniquer<'a> {
+    bases: FxHashMap<Cow<'a, str>, SuffixSet>,
 }
 
 /// Splits `name` into its base and numeric suffix, as XLA does.
@@ -76,7 +79,7 @@ fn split_suffix(name: &str) -> (&str, Option<i64>) {
     (name, None)
 }
 
-impl NameUniquer {
+impl<'a> NameUniquer<'a> {
     /// Returns `wanted` if it is free, else the next free variant of it, and marks
     /// the result as used.
     pub fn unique(&mut self, wanted: &str) -> String {
@@ -95,10 +98,33 @@ impl NameUniquer {
             Some(set) => set.register(suffix.unwrap_or(0)),
             None => {
                 let id = suffix.unwrap_or(0);
-                self.bases.insert(base.into(), SuffixSet::new(id));
+                self.bases
+                    .insert(Cow::Owned(base.to_string()), SuffixSet::new(id));
                 id
             }
         };
+        Self::answer(wanted, base, suffix, id)
+    }
+
+    /// Like [`unique_if_taken`](Self::unique_if_taken) for a name that lives as
+    /// long as the uniquer, which is then registered without a copy.
+    pub fn unique_borrowed(&mut self, wanted: &'a str) -> Option<String> {
+        if wanted.is_empty() {
+            return Some(self.unique("name"));
+        }
+        let (base, suffix) = split_suffix(wanted);
+        let id = match self.bases.get_mut(base) {
+            Some(set) => set.register(suffix.unwrap_or(0)),
+            None => {
+                let id = suffix.unwrap_or(0);
+                self.bases.insert(Cow::Borrowed(base), SuffixSet::new(id));
+                id
+            }
+        };
+        Self::answer(wanted, base, suffix, id)
+    }
+
+    fn answer(wanted: &str, base: &str, suffix: Option<i64>, id: i64) -> Option<String> {
         match (suffix, id) {
             (None, 0) => None,
             // XLA re-spells a suffix it keeps (`x.01` becomes `x.1`).

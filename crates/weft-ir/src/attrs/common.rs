@@ -381,10 +381,18 @@ impl<'s> Parser<'s> {
 
     /// `value` as a shared string, reusing an equal one seen before.
     fn share(&mut self, value: &'s str) -> Arc<str> {
-        self.shared_strings
+        if let Some((last, shared)) = &self.last_shared
+            && *last == value
+        {
+            return shared.clone();
+        }
+        let shared = self
+            .shared_strings
             .entry(value)
             .or_insert_with(|| Arc::from(value))
-            .clone()
+            .clone();
+        self.last_shared = Some((value, shared.clone()));
+        shared
     }
 
     /// A 32-bit integer (XLA's metadata fields are `int32`).

@@ -432,6 +432,13 @@ impl<'s> Parser<'s> {
             operand_spans,
             bag.entries.iter().map(|e| e.span),
         );
+        if let Some((n, _)) = name {
+            let index = crate::entity::EntityRef::index(instr);
+            if self.source_names.len() <= index {
+                self.source_names.resize(index + 1, None);
+            }
+            self.source_names[index] = Some(n);
+        }
         if let Some((n, span)) = name {
             let body_len = self.m.comps[self.current_comp()].body.len();
             let scope = self.scope();

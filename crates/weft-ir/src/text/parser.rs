@@ -53,15 +53,15 @@ pub(crate) struct Parser<'s> {
     pub scopes: Vec<Scope<'s>>,
     /// Computation names as written → handle.
     pub comp_names: FxHashMap<String, Comp>,
-    pub instr_uniquer: NameUniquer,
+    pub instr_uniquer: NameUniquer<'s>,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
-    pub text_uniquer: NameUniquer,
+    pub text_uniquer: NameUniquer<'s>,
     /// The end of the last consumed token.
     prev_end: u32,
     /// The token after `tok`, once [`peek`](Self::peek) has lexed it.
     peeked: Option<Token>,
-    pub comp_uniquer: NameUniquer,
+    pub comp_uniquer: NameUniquer<'s>,
     pub spans: SourceMap,
     /// Computations in the order their parsing finished (XLA adds computations to
     /// the module in this order).
@@ -72,6 +72,11 @@ pub(crate) struct Parser<'s> {
     pub shape_cache: [FxHashMap<&'s str, Shape>; 2],
     /// Repeated metadata strings (`source_file`, `op_type`) by their text.
     pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
+    /// Per instruction (by index), the name as written in the source, when it
+    /// was written there.
+    pub source_names: Vec<Option<&'s str>>,
+    /// The last shared metadata string, which usually repeats on the next line.
+    pub last_shared: Option<(&'s str, std::sync::Arc<str>)>,
     /// Storage reused by the attribute bag of each instruction.
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
 }
@@ -104,6 +109,8 @@ impl<'s> Parser<'s> {
             marked_entry: None,
             shape_cache: Default::default(),
             shared_strings: FxHashMap::default(),
+            source_names: Vec::with_capacity(lines),
+            last_shared: None,
             bag_storage: Vec::new(),
         }
     }

@@ -29,6 +29,10 @@ impl<'s> Parser<'s> {
                 if text.starts_with('%') {
                     return false;
                 }
+                // The usual case, `f32[`: decide from the bytes without lexing ahead.
+                if self.src.as_bytes().get(self.tok.end as usize) == Some(&b'[') {
+                    return ElementType::from_name(text).is_some();
+                }
                 let next = self.peek();
                 if text == "b" {
                     return next.kind == Tok::LParen;
