@@ -100,7 +100,10 @@ pub enum ElementClass {
 impl ElementType {
     /// Looks a type up by its HLO text name; `opaque_type` is accepted as `opaque`.
     pub fn from_name(name: &str) -> Option<ElementType> {
-        // Sorted by the first byte to keep the lookup short on the parser's hot path.
+        // This runs for every shape and every instruction name the parser checks:
+        // the common types are matched directly, and names that cannot be a type
+        // (too long, or starting with another letter) are rejected before any
+        // string comparison.
         let ty = match name {
             "f32" => ElementType::F32,
             "s32" => ElementType::S32,
@@ -113,8 +116,17 @@ impl ElementType {
             "s8" => ElementType::S8,
             "f64" => ElementType::F64,
             "u64" => ElementType::U64,
+            "token" => ElementType::Token,
             "opaque_type" => ElementType::Opaque,
-            _ => return ElementType::ALL.iter().copied().find(|t| t.name() == name),
+            _ => {
+                let first = *name.as_bytes().first()?;
+                if name.len() > 13
+                    || !matches!(first, b'b' | b'c' | b'f' | b'o' | b'p' | b's' | b't' | b'u')
+                {
+                    return None;
+                }
+                return ElementType::ALL.iter().copied().find(|t| t.name() == name);
+            }
         };
         Some(ty)
     }

@@ -24,11 +24,11 @@ use crate::text::shape::push_int;
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Metadata {
     /// `op_type="…"`.
-    pub op_type: Arc<str>,
+    pub op_type: Option<Arc<str>>,
     /// `op_name="…"`.
     pub op_name: Box<str>,
     /// `source_file="…"`.
-    pub source_file: Arc<str>,
+    pub source_file: Option<Arc<str>>,
     /// `source_line=N`.
     pub source_line: i32,
     /// `source_end_line=N`.
@@ -53,9 +53,9 @@ impl Metadata {
     /// Whether XLA prints this metadata at all (it omits metadata that carries
     /// only line numbers or profile types).
     pub fn is_printed(&self) -> bool {
-        !self.op_type.is_empty()
+        self.op_type.as_deref().is_some_and(|s| !s.is_empty())
             || !self.op_name.is_empty()
-            || !self.source_file.is_empty()
+            || self.source_file.as_deref().is_some_and(|s| !s.is_empty())
             || !self.scheduling_name.is_empty()
             || self.stack_frame_id != 0
     }
@@ -85,9 +85,9 @@ impl Metadata {
                 push_int(out, i64::from(value));
             }
         }
-        string(out, "op_type", &self.op_type);
+        string(out, "op_type", self.op_type.as_deref().unwrap_or(""));
         string(out, "op_name", &self.op_name);
-        string(out, "source_file", &self.source_file);
+        string(out, "source_file", self.source_file.as_deref().unwrap_or(""));
         int(out, "source_line", self.source_line);
         int(out, "source_end_line", self.source_end_line);
         int(out, "source_column", self.source_column);
@@ -298,9 +298,9 @@ impl<'s> Parser<'s> {
             let name = self.cur_text();
             self.bump();
             match name {
-                "op_type" => m.op_type = self.shared_string()?,
+                "op_type" => m.op_type = Some(self.shared_string()?),
                 "op_name" => m.op_name = self.string()?.into(),
-                "source_file" => m.source_file = self.shared_string()?,
+                "source_file" => m.source_file = Some(self.shared_string()?),
                 "source_line" => m.source_line = self.int32()?,
                 "source_end_line" => m.source_end_line = self.int32()?,
                 "source_column" => m.source_column = self.int32()?,
@@ -356,9 +356,9 @@ impl<'s> Parser<'s> {
                 let value = &src[body_start..body_start + length];
                 i = body_start + length + 1;
                 match key {
-                    "op_type" => m.op_type = self.share(value),
+                    "op_type" => m.op_type = Some(self.share(value)),
                     "op_name" => m.op_name = value.into(),
-                    "source_file" => m.source_file = self.share(value),
+                    "source_file" => m.source_file = Some(self.share(value)),
                     "deduplicated_name" => m.deduplicated_name = value.into(),
                     "scheduling_name" => m.scheduling_name = value.into(),
                     _ => return None,

@@ -142,6 +142,12 @@ impl<'s> Parser<'s> {
     /// `(operand, …)`; returns the operands, each operand's span and the `(` span.
     pub(crate) fn operand_list(&mut self) -> PResult<(Vec<Instr>, Vec<Span>, Span)> {
         let open = self.span();
+        if self.at(Tok::LParen)
+            && let Some((operands, spans, end)) = self.scan_operand_list(open.start as usize)
+        {
+            self.seek(end);
+            return Ok((operands, spans, open));
+        }
         self.expect(Tok::LParen, "'(' at the beginning of operands")?;
         let mut operands = Vec::new();
         let mut spans = Vec::new();
@@ -161,6 +167,77 @@ impl<'s> Parser<'s> {
             }
             self.expect(Tok::RParen, "',' or ')' in the operand list")?;
             return Ok((operands, spans, open));
+        }
+    }
+
+    /// Reads an operand list the way XLA prints it — `(f32[2]{0} %a, %b)` with
+    /// single spaces, `/*index=N*/` markers, names defined earlier and shapes
+    /// seen before — straight from the bytes. Anything else (nested
+    /// instructions, compact get-tuple-elements, unknown names, new shapes,
+    /// unusual spacing) returns `None` and is read token by token, which also
+    /// produces the errors.
+    fn scan_operand_list(&mut self, open: usize) -> Option<(Vec<Instr>, Vec<Span>, usize)> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let mut i = open + 1;
+        let mut operands = Vec::new();
+        let mut spans = Vec::new();
+        if bytes.get(i) == Some(&b')') {
+            return Some((operands, spans, i + 1));
+        }
+        loop {
+            let start = i;
+            // An optional shape, which must already be known by its text.
+            let first = *bytes.get(i)?;
+            let declared = if first == b'(' || (first.is_ascii_lowercase() && first != b'b') {
+                let end = crate::text::shape::shape_text_end(bytes, i)?;
+                if bytes.get(end) != Some(&b' ') {
+                    return None;
+                }
+                let shape = *self.shape_cache[1].get(&src[i..end])?;
+                i = end + 1;
+                Some(shape)
+            } else {
+                None
+            };
+            if bytes.get(i) == Some(&b'%') {
+                i += 1;
+            }
+            let name_start = i;
+            while bytes
+                .get(i)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+            {
+                i += 1;
+            }
+            if i == name_start || !bytes[name_start].is_ascii_alphabetic() && bytes[name_start] != b'_'
+            {
+                return None;
+            }
+            let name = &src[name_start..i];
+            let instr = self.lookup(name)?;
+            if let Some(declared) = declared
+                && declared != self.m.shape_of(instr)
+                && !crate::shape_util::compatible(&self.m.shapes, declared, self.m.shape_of(instr))
+            {
+                return None;
+            }
+            operands.push(instr);
+            spans.push(Span::new(start, i));
+            match *bytes.get(i)? {
+                b')' => return Some((operands, spans, i + 1)),
+                b',' => {
+                    i += 1;
+                    if bytes.get(i) == Some(&b' ') {
+                        i += 1;
+                    }
+                    if bytes[i..].starts_with(b"/*") {
+                        let close = bytes[i..].windows(2).position(|w| w == b"*/")?;
+                        i += close + 2;
+                    }
+                }
+                _ => return None,
+            }
         }
     }
 

@@ -481,6 +481,36 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
+/// Whether any byte of `bytes` is a control character, a quote or a backslash.
+/// Checks eight bytes at a time: printed names and metadata rarely need escapes,
+/// and the printer asks this for every string it writes.
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_byte = |word: u64, b: u8| {
+        let x = word ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        // A byte below 0x20 (ignoring the high bit, checked below via 0x7f/0xff).
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+        if below_space
+            || has_byte(word, b'"')
+            || has_byte(word, b'\'')
+            || has_byte(word, b'\\')
+            || has_byte(word, 0x7f)
+        {
+            return true;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || matches!(b, b'"' | b'\'' | b'\\' | 0x7f))
+}
+
 /// Undoes C escapes in the body of a quoted string (quotes excluded).
 pub fn unescape(body: &str) -> Result<String, String> {
     if !body.contains('\\') {
@@ -547,17 +577,7 @@ pub fn unescape(body: &str) -> Result<String, String> {
 /// Appends `text` with C escapes (XLA's `CEscape`): `\n \r \t \" \' \\` and octal
 /// escapes for other control bytes.
 pub fn escape_into(out: &mut String, text: &str) {
-    /// Bytes `escape_into` rewrites: control characters, quotes and backslash.
-    const NEEDS_ESCAPE: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            table[b] = b < 0x20 || b == 0x7f || b == 0x22 || b == 0x27 || b == 0x5c;
-            b += 1;
-        }
-        table
-    };
-    if !text.bytes().any(|b| NEEDS_ESCAPE[usize::from(b)]) {
+    if !needs_escape(text.as_bytes()) {
         out.push_str(text);
         return;
     }
@@ -651,6 +671,29 @@ mod tests {
         assert_eq!(kinds("/*index=5*/ x // c\n y").len(), 2);
         assert_eq!(kinds("\"a\\\"b\"")[0], (Tok::Str, "\"a\\\"b\""));
         assert_eq!(kinds("/* open")[0].0, Tok::Error);
+    }
+
+    #[test]
+    fn wide_escape_check_agrees_with_the_byte_check() {
+        let naive = |b: &[u8]| {
+            b.iter()
+                .any(|&c| c < 0x20 || matches!(c, b'"' | b'\'' | b'\\' | 0x7f))
+        };
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..40 {
+            for _ in 0..200 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        // Mostly printable text, sometimes any byte.
+                        if state % 7 == 0 { (state >> 8) as u8 } else { b'a' + (state % 26) as u8 }
+                    })
+                    .collect();
+                assert_eq!(needs_escape(&bytes), naive(&bytes), "{bytes:?}");
+            }
+        }
     }
 
     #[test]

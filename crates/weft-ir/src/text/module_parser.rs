@@ -542,6 +542,45 @@ impl<'s> Parser<'s> {
             self.m.schedule = Some(schedule);
         }
         self.check_async_callers()?;
+        self.check_async_chains()?;
+        Ok(())
+    }
+
+    /// An `async-update`/`async-done` with `calls=` is reached by an async-start
+    /// of that computation (through the intermediaries [`ChainTracer`] follows):
+    /// the printer drops `calls=` from sugared updates and dones, so a chain it
+    /// cannot trace would not read back.
+    ///
+    /// [`ChainTracer`]: crate::async_chain::ChainTracer
+    fn check_async_chains(&mut self) -> PResult<()> {
+        use crate::opcode::Opcode;
+        let mut tracer = crate::async_chain::ChainTracer::new(&self.m);
+        for &c in &self.m.comp_order {
+            for &i in &self.m.comps[c].body {
+                let data = &self.m.instrs[i];
+                if !matches!(data.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone) {
+                    continue;
+                }
+                let Some(&callee) = data.callees.first() else {
+                    continue;
+                };
+                let start = tracer.chain_start(i);
+                if start.and_then(|s| self.m.instrs[s].callees.first().copied()) != Some(callee) {
+                    let span = self.spans.instr(i).unwrap_or_default();
+                    return Err(self
+                        .error_at(
+                            span,
+                            format!(
+                                "{} {} is not reached by an async-start of computation {}",
+                                data.opcode.name(),
+                                data.name,
+                                self.m.comps[callee].name
+                            ),
+                        )
+                        .with_hint("its operand must come from the async-start or async-update before it (directly or through tuples, get-tuple-elements, copies, optimization barriers or while loops)"));
+                }
+            }
+        }
         Ok(())
     }
 

@@ -365,7 +365,7 @@ impl<'s> Parser<'s> {
 /// The end of the shape text starting at `start` — an array with an optional
 /// layout written without spaces, or a balanced tuple — or `None` when the text is
 /// not in that simple form (the parser then reads it token by token).
-fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
     const LIMIT: usize = 4096;
     let byte = |i: usize| src.get(i).copied();
     match byte(start)? {
