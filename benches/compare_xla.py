@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Parse and print throughput of weft against XLA's own HLO parser and printer, on the
+same files, in one run.
+
+    python3 benches/compare_xla.py --python /path/to/venv/bin/python FILE...
+    python3 benches/compare_xla.py --python VENV/bin/python --generate 1000000 --largest 3
+
+`--python` names an interpreter that has jax (jaxlib) installed: XLA's parser and printer
+are called through `jaxlib._hlo`, as `../shared/notes/jax-baseline.md` §3 describes.
+`--generate N` adds a synthetic N-line module made by `../shared/tools/make_big_hlo.py`;
+`--largest K` adds the K largest `.hlo` modules of `../shared/corpus/xla-hlo`.
+
+Each file is measured in fresh processes (one for weft, one for XLA), so the peak memory
+reported is that file's alone. Times are medians over `--repeat` runs. weft prints the long
+form (`weft fmt`'s default); XLA prints the same form (operand shapes and large constants
+on). Ratios are weft's throughput over XLA's: higher is better for weft.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+
+XLA_SNIPPET = r"""
+import json, resource, statistics, sys, time
+import jaxlib._hlo as h
+path, repeat = sys.argv[1], int(sys.argv[2])
+text = open(path).read()
+parse, printing = [], []
+module = None
+for _ in range(repeat):
+    module = None
+    t = time.perf_counter(); module = h.hlo_module_from_text(text); parse.append(time.perf_counter() - t)
+options = h.HloPrintOptions()
+options.print_operand_shape = True
+options.print_large_constants = True
+for _ in range(repeat):
+    t = time.perf_counter(); out = module.to_string(options); printing.append(time.perf_counter() - t)
+print(json.dumps({"parse_ms": statistics.median(parse) * 1e3, "print_ms": statistics.median(printing) * 1e3,
+                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def weft_bench(weft, path, repeat):
+    out = subprocess.run([weft, "bench", "--json", "--repeat", str(repeat), path],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def xla_bench(python, path, repeat):
+    out = subprocess.run([python, "-c", XLA_SNIPPET, path, str(repeat)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--python", required=True, help="a Python interpreter with jax installed")
+    parser.add_argument("--weft", default=os.path.join(ROOT, "target", "release", "weft"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--generate", type=int, default=0, help="add a synthetic module of N lines")
+    parser.add_argument("--largest", type=int, default=0, help="add the K largest corpus modules")
+    args = parser.parse_args()
+
+    files = list(args.files)
+    scratch = tempfile.mkdtemp(prefix="weft-bench-")
+    if args.generate:
+        generated = os.path.join(scratch, f"big_{args.generate}.hlo")
+        subprocess.run([sys.executable, os.path.join(SHARED, "tools", "make_big_hlo.py"),
+                        "--lines", str(args.generate), "--out", generated], check=True,
+                       stdout=subprocess.DEVNULL)
+        files.append(generated)
+    if args.largest:
+        modules = os.path.join(SHARED, "corpus", "xla-hlo", "modules")
+        by_size = sorted(os.listdir(modules), key=lambda f: os.path.getsize(os.path.join(modules, f)))
+        files += [os.path.join(modules, f) for f in by_size[-args.largest:]]
+    if not files:
+        parser.error("no files: give FILE..., --generate or --largest")
+
+    header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'XLA parse':>10} {'ratio':>6} | "
+              f"{'weft print':>10} {'XLA print':>10} {'ratio':>6} | {'weft MB':>8} {'XLA MB':>8}")
+    print(header)
+    print("-" * len(header))
+    for path in files:
+        lines = sum(1 for _ in open(path))
+        w = weft_bench(args.weft, path, args.repeat)
+        x = xla_bench(args.python, path, args.repeat)
+        name = os.path.basename(path)
+        name = name if len(name) <= 44 else "…" + name[-43:]
+        print(f"{name:<44} {lines:>9} | {w['parse_ms']:>8.0f}ms {x['parse_ms']:>8.0f}ms "
+              f"{x['parse_ms'] / w['parse_ms']:>5.1f}x | {w['print_ms']:>8.0f}ms {x['print_ms']:>8.0f}ms "
+              f"{x['print_ms'] / w['print_ms']:>5.1f}x | {w['peak_rss_bytes'] / 1e6:>8.0f} "
+              f"{x['peak_rss_bytes'] / 1e6:>8.0f}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
