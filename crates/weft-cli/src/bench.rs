@@ -58,7 +58,11 @@ impl std::io::Write for CountingSink {
 pub fn run(args: &BenchArgs) -> ExitCode {
     let repeat = args.repeat.max(1);
     let options = PrintOptions {
-        style: if args.short { Style::Short } else { Style::Long },
+        style: if args.short {
+            Style::Short
+        } else {
+            Style::Long
+        },
         ..PrintOptions::long()
     };
     if !args.json {

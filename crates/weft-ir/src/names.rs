@@ -9,48 +9,56 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{Hash, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+
+use crate::entity::{EntityRef, EntityVec};
+use crate::module::{Instr, InstrData};
 
 /// The suffixes in use for one base. Almost every base is used once, so the
-/// first suffix is stored inline and a set is made only on the second.
+/// first suffix is stored inline and the rest (with the cursor XLA's uniquer
+/// counts up from) only once a second one is registered.
 #[derive(Clone, Debug)]
 struct SuffixSet {
     first: i64,
-    more: Option<Box<FxHashSet<i64>>>,
+    more: Option<Box<MoreSuffixes>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct MoreSuffixes {
+    used: FxHashSet<i64>,
     next: i64,
 }
 
 impl SuffixSet {
     fn new(first: i64) -> Self {
-        SuffixSet {
-            first,
-            more: None,
-            next: 0,
-        }
-    }
-
-    fn contains(&self, id: i64) -> bool {
-        id == self.first || self.more.as_ref().is_some_and(|m| m.contains(&id))
+        SuffixSet { first, more: None }
     }
 
     fn insert(&mut self, id: i64) -> bool {
-        if self.contains(id) {
+        if id == self.first {
             return false;
         }
-        self.more.get_or_insert_with(Default::default).insert(id);
-        true
+        self.more
+            .get_or_insert_with(Default::default)
+            .used
+            .insert(id)
     }
 
     fn register(&mut self, id: i64) -> i64 {
         if self.insert(id) {
             return id;
         }
-        while !self.insert(self.next) {
-            self.next += 1;
+        loop {
+            let more = self.more.get_or_insert_with(Default::default);
+            let next = more.next;
+            more.next += 1;
+            if self.insert(next) {
+                return next;
+            }
         }
-        let id = self.next;
-        self.next += 1;
-        id
     }
 }
 
@@ -144,9 +152,129 @@ impl<'a> NameUniquer<'a> {
     }
 }
 
+/// Makes instruction names unique module-wide with exactly the results of a
+/// [`NameUniquer`], but stores only a 4-byte instruction index per name: a name's
+/// base and suffix are re-read from the instruction when two hashes meet. This
+/// keeps the table for a million-instruction module small enough to stay in
+/// cache, which matters because every instruction goes through it.
+#[derive(Default)]
+pub struct InstrNameTable {
+    table: HashTable<u32>,
+    /// Per base that has collided, the suffix XLA's uniquer would try next.
+    cursors: FxHashMap<String, i64>,
+}
+
+fn key_hash(base: &str, id: i64) -> u64 {
+    let mut hasher = FxHasher::default();
+    base.hash(&mut hasher);
+    id.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn key_of(name: &str) -> (&str, i64) {
+    let (base, suffix) = split_suffix(name);
+    (base, suffix.unwrap_or(0))
+}
+
+impl InstrNameTable {
+    /// A table with room for `names` names.
+    pub fn with_capacity(names: usize) -> Self {
+        InstrNameTable {
+            table: HashTable::with_capacity(names),
+            cursors: FxHashMap::default(),
+        }
+    }
+
+    /// Registers `instr`'s name, renaming the instruction if the name (or its
+    /// base and suffix) is taken.
+    pub fn register(&mut self, instrs: &mut EntityVec<Instr, InstrData>, instr: Instr) {
+        let name = instrs[instr].name.as_str();
+        if name.is_empty() {
+            instrs[instr].name = "name".to_string();
+            return self.register(instrs, instr);
+        }
+        let (base, suffix) = split_suffix(name);
+        let id = suffix.unwrap_or(0);
+        let taken = {
+            let view: &EntityVec<Instr, InstrData> = instrs;
+            self.table
+                .find(key_hash(base, id), |&other| {
+                    key_of(&view[Instr::new(other as usize)].name) == (base, id)
+                })
+                .is_some()
+        };
+        let renamed = if !taken {
+            match suffix {
+                // XLA re-spells a kept suffix (`x.01` becomes `x.1`).
+                Some(s) if name[base.len() + 1..] != s.to_string() => Some(format!("{base}.{s}")),
+                _ => None,
+            }
+        } else {
+            let cursor = self.cursors.entry(base.to_string()).or_insert(0);
+            let view: &EntityVec<Instr, InstrData> = instrs;
+            while self
+                .table
+                .find(key_hash(base, *cursor), |&other| {
+                    key_of(&view[Instr::new(other as usize)].name) == (base, *cursor)
+                })
+                .is_some()
+            {
+                *cursor += 1;
+            }
+            let id = *cursor;
+            *cursor += 1;
+            Some(match (suffix, id) {
+                (None, 0) => base.to_string(),
+                _ => format!("{base}.{id}"),
+            })
+        };
+        if let Some(new_name) = renamed {
+            instrs[instr].name = new_name;
+        }
+        let (base, id) = key_of(&instrs[instr].name);
+        let hash = key_hash(base, id);
+        let view: &EntityVec<Instr, InstrData> = instrs;
+        self.table
+            .insert_unique(hash, instr.index() as u32, |&other| {
+                let (b, i) = key_of(&view[Instr::new(other as usize)].name);
+                key_hash(b, i)
+            });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instruction_table_matches_the_uniquer() {
+        use crate::attrs::Attrs;
+        use crate::module::{Comp, InstrData, Module};
+        let names = [
+            "p0", "p0", "p0.1", "tuple.0", "tuple", "add.5", "add.5", "add", "x.01", "x.1", "a.2",
+            "a.2", "a", "a.0", "p0", "q", "q.7", "q", "q", "",
+        ];
+        let mut m = Module::new("m");
+        let comp: Comp = m.add_comp("c");
+        let shape = m.shapes.empty_tuple();
+        let mut expected = NameUniquer::default();
+        let mut table = InstrNameTable::default();
+        for name in names {
+            let instr = m.add_instr(InstrData {
+                name: name.to_string(),
+                opcode: crate::Opcode::Tuple,
+                shape,
+                operands: Vec::new(),
+                callees: Vec::new(),
+                attrs: Attrs::plain(),
+                common: None,
+                metadata: None,
+                parent: comp,
+            });
+            table.register(&mut m.instrs, instr);
+            assert_eq!(m.instrs[instr].name, expected.unique(name), "{name:?}");
+        }
+    }
 
     #[test]
     fn suffixes_follow_xla() {

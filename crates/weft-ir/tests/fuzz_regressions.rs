@@ -58,3 +58,28 @@ fn computation_cannot_call_itself() {
     let nested = "c {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply={\n    q = f32[] parameter(0)\n    ROOT s = f32[] call(q), to_apply=c\n  }\n}\n";
     rejected_at(nested, nested.find("c\n  }").unwrap() as u32);
 }
+
+/// An async-start around a parameter printed as `parameter-start()`, which the
+/// parser refuses; such wrappers (and those around constants, async ops and ops
+/// with first-class async forms) now print unsugared.
+#[test]
+fn wrappers_the_parser_refuses_as_sugar_print_unsugared() {
+    assert!(check(
+        "async_dus{s =f32[]parameter(0)}h{t =((),f32[])async-start(),calls=async_dus}"
+    ));
+    let all_reduce = "HloModule m\n\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT a = f32[] add(x, y)\n}\n\nwrapped {\n  p = f32[8] parameter(0)\n  ROOT ar = f32[8] all-reduce(p), to_apply=add\n}\n\nENTRY e {\n  p = f32[8] parameter(0)\n  s = ((f32[8]), f32[8]) async-start(p), calls=wrapped\n  ROOT d = f32[8] async-done(s), calls=wrapped\n}\n";
+    assert!(check(all_reduce));
+    let printed = print(&parse(all_reduce).unwrap(), &PrintOptions::short());
+    assert!(
+        printed.contains("async-start(p.1), calls=wrapped"),
+        "{printed}"
+    );
+}
+
+/// An `async-done` with `calls=` whose operand does not come from an async-start
+/// printed as `<op>-done` sugar without `calls=`, which then bound to nothing.
+#[test]
+fn async_done_must_be_reached_by_its_start() {
+    let text = "w {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\nENTRY e {\n  p = f32[] parameter(0)\n  s = ((f32[]), f32[]) async-start(p), calls=w\n  t = ((f32[]), f32[]) parameter(1)\n  ROOT d = f32[] async-done(t), calls=w\n}\n";
+    rejected_at(text, text.find("d = ").unwrap() as u32);
+}

@@ -87,7 +87,11 @@ impl Metadata {
         }
         string(out, "op_type", self.op_type.as_deref().unwrap_or(""));
         string(out, "op_name", &self.op_name);
-        string(out, "source_file", self.source_file.as_deref().unwrap_or(""));
+        string(
+            out,
+            "source_file",
+            self.source_file.as_deref().unwrap_or(""),
+        );
         int(out, "source_line", self.source_line);
         int(out, "source_end_line", self.source_end_line);
         int(out, "source_column", self.source_column);

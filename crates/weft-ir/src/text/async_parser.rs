@@ -354,8 +354,7 @@ impl<'s> Parser<'s> {
             }
             let param = self.add_param(comp, i, shape);
             if finished {
-                let unique = self.instr_uniquer.unique("async_param");
-                self.m.instrs[param].name = unique;
+                self.instr_names.register(&mut self.m.instrs, param);
             }
             // Keep parameters ahead of the root in body order.
             let root = self.m.comps[comp].root;

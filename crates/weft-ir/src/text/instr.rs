@@ -210,7 +210,8 @@ impl<'s> Parser<'s> {
             {
                 i += 1;
             }
-            if i == name_start || !bytes[name_start].is_ascii_alphabetic() && bytes[name_start] != b'_'
+            if i == name_start
+                || !bytes[name_start].is_ascii_alphabetic() && bytes[name_start] != b'_'
             {
                 return None;
             }
@@ -509,13 +510,6 @@ impl<'s> Parser<'s> {
             operand_spans,
             bag.entries.iter().map(|e| e.span),
         );
-        if let Some((n, _)) = name {
-            let index = crate::entity::EntityRef::index(instr);
-            if self.source_names.len() <= index {
-                self.source_names.resize(index + 1, None);
-            }
-            self.source_names[index] = Some(n);
-        }
         if let Some((n, span)) = name {
             let body_len = self.m.comps[self.current_comp()].body.len();
             let scope = self.scope();
@@ -550,7 +544,7 @@ impl<'s> Parser<'s> {
         bag: &mut Bag<'_>,
     ) -> Option<Box<crate::attrs::Metadata>> {
         match bag.take("metadata") {
-            Some((_, Value::Metadata(m))) => Some(Box::new(m)),
+            Some((_, Value::Metadata(m))) => Some(m),
             _ => None,
         }
     }

@@ -688,7 +688,11 @@ mod tests {
                         state ^= state >> 7;
                         state ^= state << 17;
                         // Mostly printable text, sometimes any byte.
-                        if state % 7 == 0 { (state >> 8) as u8 } else { b'a' + (state % 26) as u8 }
+                        if state.is_multiple_of(7) {
+                            (state >> 8) as u8
+                        } else {
+                            b'a' + (state % 26) as u8
+                        }
                     })
                     .collect();
                 assert_eq!(needs_escape(&bytes), naive(&bytes), "{bytes:?}");

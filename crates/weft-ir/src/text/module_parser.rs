@@ -472,23 +472,7 @@ impl<'s> Parser<'s> {
         self.m.comps[comp].name = unique;
         for i in 0..self.m.comps[comp].body.len() {
             let instr = self.m.comps[comp].body[i];
-            let source_name = self
-                .source_names
-                .get(crate::entity::EntityRef::index(instr))
-                .copied()
-                .flatten();
-            let renamed = match source_name {
-                Some(name) if name == self.m.instrs[instr].name => {
-                    self.instr_uniquer.unique_borrowed(name)
-                }
-                _ => self
-                    .instr_uniquer
-                    .unique_if_taken(&self.m.instrs[instr].name),
-            };
-            if let Some(renamed) = renamed
-            {
-                self.m.instrs[instr].name = renamed;
-            }
+            self.instr_names.register(&mut self.m.instrs, instr);
         }
         self.finished.push(comp);
         Ok(())

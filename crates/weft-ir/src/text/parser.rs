@@ -53,7 +53,7 @@ pub(crate) struct Parser<'s> {
     pub scopes: Vec<Scope<'s>>,
     /// Computation names as written → handle.
     pub comp_names: FxHashMap<String, Comp>,
-    pub instr_uniquer: NameUniquer<'s>,
+    pub instr_names: crate::names::InstrNameTable,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
     pub text_uniquer: NameUniquer<'s>,
@@ -72,9 +72,6 @@ pub(crate) struct Parser<'s> {
     pub shape_cache: [FxHashMap<&'s str, Shape>; 2],
     /// Repeated metadata strings (`source_file`, `op_type`) by their text.
     pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
-    /// Per instruction (by index), the name as written in the source, when it
-    /// was written there.
-    pub source_names: Vec<Option<&'s str>>,
     /// The last shared metadata string, which usually repeats on the next line.
     pub last_shared: Option<(&'s str, std::sync::Arc<str>)>,
     /// Storage reused by the attribute bag of each instruction.
@@ -87,11 +84,9 @@ impl<'s> Parser<'s> {
         let tok = lexer.next_token();
         // About one instruction per line: reserving up front keeps the big tables
         // from being copied (and the allocator from churning) as they grow.
-        let lines = src.len() / 64;
+        let lines = count_newlines(src.as_bytes());
         let mut m = Module::new("");
         m.instrs = crate::entity::EntityVec::with_capacity(lines);
-        let mut instr_uniquer = NameUniquer::default();
-        instr_uniquer.reserve_capacity(lines);
         Parser {
             src,
             lexer,
@@ -99,7 +94,7 @@ impl<'s> Parser<'s> {
             m,
             scopes: Vec::new(),
             comp_names: FxHashMap::default(),
-            instr_uniquer,
+            instr_names: crate::names::InstrNameTable::with_capacity(lines),
             text_uniquer: NameUniquer::default(),
             prev_end: 0,
             peeked: None,
@@ -109,7 +104,6 @@ impl<'s> Parser<'s> {
             marked_entry: None,
             shape_cache: Default::default(),
             shared_strings: FxHashMap::default(),
-            source_names: Vec::with_capacity(lines),
             last_shared: None,
             bag_storage: Vec::new(),
         }
@@ -495,4 +489,38 @@ pub(crate) fn scan_int(bytes: &[u8], start: usize) -> Option<(i64, usize)> {
         return None;
     }
     Some((if negative { -value } else { value }, i))
+}
+
+/// The number of `\n` bytes, eight at a time (the parser sizes its tables by it).
+fn count_newlines(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut count = 0usize;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ NEWLINES;
+        // A zero byte of `word` is a newline: mark it in its high bit exactly.
+        let zero = !(((word & !(ONES << 7)) + !(ONES << 7)) | word) & (ONES << 7);
+        count += zero.count_ones() as usize;
+    }
+    count + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_newlines;
+
+    #[test]
+    fn newline_count_is_exact() {
+        for text in [
+            "",
+            "\n",
+            "a\nb\n\n",
+            "0123456\n89abcdef\n\n\n\n\n\n\n\n\nxyz",
+            "\u{ff}\n\u{8a}",
+        ] {
+            let naive = text.bytes().filter(|&b| b == b'\n').count();
+            assert_eq!(count_newlines(text.as_bytes()), naive, "{text:?}");
+        }
+    }
 }

@@ -67,6 +67,18 @@ impl Default for PrintOptions {
     }
 }
 
+/// Whether `<op>-start` sugar for `comp` reads back: the parser refuses sugar
+/// around parameters, constants, async ops and ops with first-class async forms
+/// (`all-reduce-start` is its own opcode), so those wrappers print unsugared.
+fn sugar_reads_back(m: &Module, comp: Comp) -> bool {
+    m.comp(comp).root.is_some_and(|root| {
+        let op = m.instr(root).opcode;
+        !op.is_generic_async()
+            && !op.has(crate::opcode::Flags::NO_ASYNC_SUGAR)
+            && !matches!(op, Opcode::Parameter | Opcode::Constant)
+    })
+}
+
 /// Appends `{a,b,c}`.
 pub(crate) fn push_int_list(out: &mut String, values: &[i64]) {
     out.push('{');
@@ -261,6 +273,7 @@ impl<'m> Printer<'m> {
             }
             if let Some(comp) = self.tracer.wrapped_computation(instr)
                 && is_single_instruction(self.m, comp)
+                && sugar_reads_back(self.m, comp)
             {
                 self.sugar_of.insert(instr, comp);
                 if data.opcode == Opcode::AsyncStart {
