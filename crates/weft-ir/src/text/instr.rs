@@ -511,12 +511,14 @@ impl<'s> Parser<'s> {
             bag.entries.iter().map(|e| e.span),
         );
         if let Some((n, span)) = name {
-            let body_len = self.m.comps[self.current_comp()].body.len();
-            let scope = self.scope();
-            if scope.names.capacity() < body_len {
-                scope.names.reserve(body_len);
-            }
-            if let Some(&previous) = self.scope().names.get(n) {
+            let previous = match self.scope().names.entry(n) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(instr);
+                    None
+                }
+            };
+            if let Some(previous) = previous {
                 let previous_span = self.spans.instr(previous);
                 let mut d = self
                     .error_at(span, format!("instruction already exists: {n}"))
@@ -530,7 +532,6 @@ impl<'s> Parser<'s> {
                 }
                 return Err(d);
             }
-            self.scope().names.insert(n, instr);
         } else {
             let generated = self.m.instrs[instr].name.clone();
             self.scope().synthetic.insert(generated, instr);

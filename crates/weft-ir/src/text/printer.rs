@@ -547,7 +547,11 @@ impl<'m> Printer<'m> {
         self.out.push_str(" = ");
         self.shape(data.shape);
         self.out.push(' ');
-        let sugar = self.sugar_of.get(&instr).copied();
+        let sugar = if data.opcode.is_generic_async() {
+            self.sugar_of.get(&instr).copied()
+        } else {
+            None
+        };
         let wrapped_root = sugar.and_then(|c| m.comp(c).root);
         match (sugar, wrapped_root) {
             (Some(_), Some(root)) => {
@@ -1257,10 +1261,8 @@ impl<'m> PostOrder<'m> {
                         stack.push(i);
                     }
                 };
-                if current != start
-                    && let Some(d) = deps.get(&current)
-                {
-                    d.iter().for_each(|&i| push(i));
+                if current != start {
+                    deps.of(current).iter().for_each(|&i| push(i));
                 }
                 data.operands.iter().rev().for_each(|&i| push(i));
                 data.control_predecessors().iter().for_each(|&i| push(i));
@@ -1272,13 +1274,32 @@ impl<'m> PostOrder<'m> {
 
 /// Collectives with the same channel id in one computation must be performed
 /// together: each depends on the earlier ones (XLA's `ComputeChannelDependencies`;
-/// none under SPMD partitioning).
-fn channel_dependencies(m: &Module, comp: Comp) -> FxHashMap<Instr, Vec<Instr>> {
-    let mut deps: FxHashMap<Instr, Vec<Instr>> = FxHashMap::default();
+/// none under SPMD partitioning). Stored as groups plus each member's position, so
+/// a module where every collective shares one channel id (as JAX emits) stays
+/// linear.
+#[derive(Default)]
+struct ChannelDependencies {
+    groups: Vec<Vec<Instr>>,
+    /// Member → (group, position in it).
+    members: FxHashMap<Instr, (usize, usize)>,
+}
+
+impl ChannelDependencies {
+    /// The collectives `instr` depends on.
+    fn of(&self, instr: Instr) -> &[Instr] {
+        match self.members.get(&instr) {
+            Some(&(group, position)) => &self.groups[group][..position],
+            None => &[],
+        }
+    }
+}
+
+fn channel_dependencies(m: &Module, comp: Comp) -> ChannelDependencies {
+    let mut deps = ChannelDependencies::default();
     if m.config.partitions() != 1 {
         return deps;
     }
-    let mut groups: FxHashMap<i64, Vec<Instr>> = FxHashMap::default();
+    let mut group_of: FxHashMap<i64, usize> = FxHashMap::default();
     for &i in &m.comp(comp).body {
         let data = m.instr(i);
         let channel = match (&data.opcode, &data.attrs) {
@@ -1295,11 +1316,14 @@ fn channel_dependencies(m: &Module, comp: Comp) -> FxHashMap<Instr, Vec<Instr>> 
             _ => None,
         };
         if let Some(channel) = channel {
-            let group = groups.entry(channel).or_default();
-            if !group.is_empty() {
-                deps.insert(i, group.clone());
+            let next = deps.groups.len();
+            let group = *group_of.entry(channel).or_insert(next);
+            if group == next {
+                deps.groups.push(Vec::new());
             }
-            group.push(i);
+            let position = deps.groups[group].len();
+            deps.groups[group].push(i);
+            deps.members.insert(i, (group, position));
         }
     }
     deps
