@@ -447,6 +447,7 @@ impl<'s> Parser<'s> {
             None => self.infer_shape(opcode, &operands, &attrs, &callees, opcode_span)?,
         };
         self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
+        let shape = self.derived_shape(opcode, &operands, shape);
         let instr_name = self.instruction_name(name, opcode);
         let instr = self.m.add_instr(InstrData {
             name: instr_name,
@@ -668,6 +669,36 @@ impl Parser<'_> {
             _ => return Ok(()),
         };
         Err(self.error_at(open, message))
+    }
+
+    /// XLA builds send, recv, their dones, after-all and add-dependency from their
+    /// operands and ignores most of the written shape; this gives the shape XLA
+    /// ends up with.
+    fn derived_shape(&mut self, opcode: Opcode, operands: &[Instr], written: Shape) -> Shape {
+        let shapes = &mut self.m.shapes;
+        let token = shapes.token();
+        let context = shapes.array_with_default_layout(crate::ElementType::U32, &[]);
+        let operand = |i: usize| operands.get(i).map(|&o| self.m.instrs[o].shape);
+        let first_element = |shapes: &crate::shape::ShapeTable, s: Shape| {
+            shapes.tuple_elements(s).and_then(|e| e.first().copied())
+        };
+        match opcode {
+            Opcode::Recv => match first_element(shapes, written) {
+                Some(data) => shapes.tuple(&[data, context, token]),
+                None => written,
+            },
+            Opcode::RecvDone => match operand(0).and_then(|s| first_element(shapes, s)) {
+                Some(data) => shapes.tuple(&[data, token]),
+                None => written,
+            },
+            Opcode::Send => match operand(0) {
+                Some(data) => shapes.tuple(&[data, context, token]),
+                None => written,
+            },
+            Opcode::SendDone | Opcode::AfterAll => token,
+            Opcode::AddDependency => operand(0).unwrap_or(written),
+            _ => written,
+        }
     }
 
     /// The structural checks XLA's parser makes while building an instruction.

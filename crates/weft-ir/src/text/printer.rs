@@ -1167,7 +1167,10 @@ impl<'m> Printer<'m> {
             self.out.push_str(", statistics=");
             s.print(&mut self.out);
         }
-        if let Some(a) = &common.result_accuracy {
+        // XLA leaves the default accuracy unprinted.
+        if let Some(a) = &common.result_accuracy
+            && !matches!(a, ResultAccuracy::Mode(mode) if mode == "default")
+        {
             self.out.push_str(", result_accuracy=");
             a.print(&mut self.out);
         }

@@ -136,6 +136,12 @@ impl<'s> Parser<'s> {
                 format!("{} shapes have no dimensions", elem.name()),
             ));
         }
+        // `token[]` and `opaque[]` are shapes of their own, not arrays.
+        match elem {
+            ElementType::Token => return Ok(self.m.shapes.token()),
+            ElementType::Opaque => return Ok(self.m.shapes.intern(ShapeData::Opaque)),
+            _ => {}
+        }
         if !dynamic.iter().any(|&d| d) {
             dynamic.clear();
         }
