@@ -228,11 +228,14 @@ impl InstrNameTable {
                 _ => format!("{base}.{id}"),
             })
         };
-        if let Some(new_name) = renamed {
-            instrs[instr].name = new_name;
-        }
-        let (base, id) = key_of(&instrs[instr].name);
-        let hash = key_hash(base, id);
+        let hash = match renamed {
+            Some(new_name) => {
+                instrs[instr].name = new_name;
+                let (base, id) = key_of(&instrs[instr].name);
+                key_hash(base, id)
+            }
+            None => key_hash(base, id),
+        };
         let view: &EntityVec<Instr, InstrData> = instrs;
         self.table
             .insert_unique(hash, instr.index() as u32, |&other| {

@@ -607,7 +607,12 @@ impl<'s> Parser<'s> {
 /// For a name XLA reserves, the name XLA suggests instead: element type names
 /// get `_` appended and a leading `__` (other than `__xla_`) becomes `a_`.
 fn reserved_name_fix(name: &str) -> Option<String> {
-    if crate::ElementType::from_name(name).is_some() {
+    // Element type names are lowercase letters and digits (or `opaque_type`).
+    let could_be_type = name.len() <= 13
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_');
+    if could_be_type && crate::ElementType::from_name(name).is_some() {
         return Some(format!("{name}_"));
     }
     if let Some(rest) = name.strip_prefix("__")
@@ -675,6 +680,17 @@ impl Parser<'_> {
     /// operands and ignores most of the written shape; this gives the shape XLA
     /// ends up with.
     fn derived_shape(&mut self, opcode: Opcode, operands: &[Instr], written: Shape) -> Shape {
+        if !matches!(
+            opcode,
+            Opcode::Recv
+                | Opcode::RecvDone
+                | Opcode::Send
+                | Opcode::SendDone
+                | Opcode::AfterAll
+                | Opcode::AddDependency
+        ) {
+            return written;
+        }
         let shapes = &mut self.m.shapes;
         let token = shapes.token();
         let context = shapes.array_with_default_layout(crate::ElementType::U32, &[]);
