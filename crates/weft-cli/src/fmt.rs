@@ -24,8 +24,8 @@ pub struct FmtArgs {
     /// Write the output to OUT instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Print the time each phase took (read, parse, print, write) to standard
-    /// error, one line each.
+    /// Print the time each phase took (read, parse, print) to standard error,
+    /// one line each.
     #[arg(long)]
     timings: bool,
 }
