@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// weft reads, writes and checks XLA HLO programs whose operations run
+/// weft reads and writes XLA HLO programs whose operations run
 /// asynchronously (async-start/update/done, first-class start/done pairs, and the
 /// `<op>-start` sugar).
 #[derive(Parser)]
