@@ -83,3 +83,35 @@ fn async_done_must_be_reached_by_its_start() {
     let text = "w {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\nENTRY e {\n  p = f32[] parameter(0)\n  s = ((f32[]), f32[]) async-start(p), calls=w\n  t = ((f32[]), f32[]) parameter(1)\n  ROOT d = f32[] async-done(t), calls=w\n}\n";
     rejected_at(text, text.find("d = ").unwrap() as u32);
 }
+
+/// `f32[1888888888888] constant({12345})` allocated the whole array (7.5 TB)
+/// before reading the elements and aborted; huge constants are now rejected
+/// before allocating, and `{...}` allocates nothing.
+#[test]
+fn huge_constants_are_rejected_before_allocating() {
+    let text = "ENTRY CustomCall {\n  constant = f32[1888888888888]{0} constant({12345})\n}\n";
+    rejected_at(text, text.find("{12345}").unwrap() as u32);
+    // Minimized by `cargo fuzz tmin`: the 35 GB array was allocated up front.
+    rejected_at("H{t =f32[8888888888]constant(", 29);
+    let overflow = "ENTRY e {\n  c = f32[4294967296,4294967296] constant(1)\n}\n";
+    rejected_at(overflow, overflow.find("1)").unwrap() as u32);
+    assert!(check(
+        "ENTRY e {\n  ROOT c = f32[1000000,1000000,1000000] constant({...})\n}\n"
+    ));
+    // The bare-value form still fills a moderately large array.
+    assert!(check("ENTRY e {\n  ROOT c = f32[1000] constant(1)\n}\n"));
+}
+
+/// `parameter(2147483648)` grew the computation's parameter table to the number
+/// (a 16 GB allocation, which aborted); numbers beyond what the text can hold
+/// are rejected first.
+#[test]
+fn huge_parameter_numbers_are_rejected_before_allocating() {
+    let text = "m{a =f32[]parameter(2147483648)";
+    rejected_at(text, text.find("2147483648").unwrap() as u32);
+    let text = "ENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(12147483648)\n  ROOT m = f32[] multiply(a, b)\n}\n";
+    rejected_at(text, text.find("12147483648").unwrap() as u32);
+    // A gap within range is still the computation's error, as before.
+    let gap = "ENTRY e {\n  ROOT a = f32[] parameter(3)\n}\n";
+    assert!(!check(gap));
+}

@@ -20,7 +20,10 @@ mod misc;
 mod sharding;
 mod window;
 
-pub use collective::{CollectiveAttrs, CollectivePermuteAttrs, IotaReplicaGroups, ReplicaGroups};
+pub use collective::{
+    CollectiveAttrs, CollectivePermuteAttrs, IotaReplicaGroups, Mesh, MeshAxesGroups, MeshDevices,
+    ReplicaGroups,
+};
 pub use common::{
     BackendConfig, CommonAttrs, FrontendAttributes, Metadata, ResultAccuracy, Statistics,
     lexes_as_dict, print_string_or_dict,
@@ -29,7 +32,10 @@ pub use convolution::{ConvolutionAttrs, ConvolutionDims};
 pub use dot::{DotAttrs, Precision, print_precision};
 pub use gather_scatter::{GatherAttrs, ScatterAttrs};
 pub use misc::*;
-pub use sharding::{Sharding, ShardingKind, TileAssignment};
+pub use sharding::{
+    AxisRef, DimSharding, NamedSharding, ReductionOp, Sharding, ShardingKind, ShardingMesh,
+    SingleSharding, SubAxis, TileAssignment,
+};
 pub use window::{PaddingConfig, PaddingDim, SliceRange, Window, WindowDim, print_slice_ranges};
 
 use crate::literal::Literal;

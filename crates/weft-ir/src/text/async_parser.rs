@@ -100,7 +100,8 @@ impl<'s> Parser<'s> {
         } else {
             Vec::new()
         };
-        let common = self.common_attrs(&mut bag)?;
+        let mut common = self.common_attrs(&mut bag)?;
+        self.normalize_tuple_sharding(&mut common, shape);
         let metadata = self.metadata_attr(&mut bag);
         let mut callees = Vec::new();
         match (kind, wrapped) {

@@ -355,6 +355,15 @@ impl<'s> Parser<'s> {
                 if number < 0 {
                     return Err(self.error_at(number_span, "parameter number must be >= 0"));
                 }
+                // Parameters 0..N each take text, so a number beyond the text's
+                // length has gaps below it; rejected before the parameter table
+                // grows to it.
+                if number as u64 > self.src.len() as u64 {
+                    return Err(self.error_at(
+                        number_span,
+                        format!("parameter number {number} is out of range: the computation cannot have that many parameters"),
+                    ));
+                }
                 self.expect(Tok::RParen, "')' after the parameter number")?;
                 if self.scope_has_param(number) {
                     return Err(
@@ -432,7 +441,7 @@ impl<'s> Parser<'s> {
                 .with_label(format!("not an attribute of {opcode}"))
                 .with_hint("result_accuracy applies to transcendental ops such as exponential, log, tanh and sine"));
         }
-        let common = self.common_attrs(&mut bag)?;
+        let mut common = self.common_attrs(&mut bag)?;
         let metadata = self.metadata_attr(&mut bag);
         if let Some(entry) = bag.leftover() {
             return Err(self
@@ -448,6 +457,7 @@ impl<'s> Parser<'s> {
         };
         self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
         let shape = self.derived_shape(opcode, &operands, shape);
+        self.normalize_tuple_sharding(&mut common, shape);
         let instr_name = self.instruction_name(name, opcode);
         let instr = self.m.add_instr(InstrData {
             name: instr_name,
@@ -538,6 +548,28 @@ impl<'s> Parser<'s> {
             self.scope().synthetic.insert(generated, instr);
         }
         Ok(())
+    }
+
+    /// XLA's `NormalizeTupleSharding`: a non-tuple sharding on a tuple-shaped
+    /// instruction becomes a tuple of copies of it, one per leaf (one when the
+    /// tuple has no leaves).
+    pub(crate) fn normalize_tuple_sharding(
+        &self,
+        common: &mut Option<Box<CommonAttrs>>,
+        shape: Shape,
+    ) {
+        let Some(common) = common.as_deref_mut() else {
+            return;
+        };
+        if let Some(sharding @ crate::attrs::Sharding::Single(_)) = &common.sharding
+            && self.m.shapes.is_tuple(shape)
+        {
+            let leaves = crate::shape_util::leaf_count(&self.m.shapes, shape).max(1);
+            common.sharding = Some(crate::attrs::Sharding::Tuple(vec![
+                sharding.clone();
+                leaves
+            ]));
+        }
     }
 
     /// Takes `metadata=` out of `bag`.

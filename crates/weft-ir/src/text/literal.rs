@@ -59,6 +59,27 @@ impl Parser<'_> {
         if dims.iter().any(|&d| d < 0) {
             return Err(self.error("constants cannot have dynamic dimensions"));
         }
+        // `{...}` needs no storage; check before allocating the array.
+        if !dims.is_empty() && self.at(Tok::LBrace) && self.peek().kind == Tok::Dots {
+            self.bump();
+            self.bump();
+            self.expect(Tok::RBrace, "'}' after '...'")?;
+            return Ok(Literal::Elided);
+        }
+        // Written elements take at least a byte of text each; only the bare-value
+        // form (one value, the rest zero) is larger than its text, and it is
+        // capped so a short text cannot demand terabytes.
+        const MAX_FILLED_ELEMENTS: usize = 1 << 20;
+        let room = (self.src.len() - self.tok.start as usize).max(MAX_FILLED_ELEMENTS);
+        let count = dims
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?));
+        if count.is_none_or(|n| n > room) {
+            return Err(self.error(format!(
+                "a constant of {} elements is too large to read",
+                count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+            )));
+        }
         let mut array = ArrayLiteral::zeros(elem, dims);
         let rank = dims.len();
         if rank == 0 {
