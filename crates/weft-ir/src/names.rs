@@ -7,8 +7,6 @@
 //! So after `p0`, asking for `p0` again gives `p0.1`; after `tuple.0`, asking for
 //! `tuple` gives `tuple.1`.
 
-use std::borrow::Cow;
-
 use std::hash::{Hash, Hasher};
 
 use hashbrown::HashTable;
@@ -62,11 +60,10 @@ impl SuffixSet {
     }
 }
 
-/// Hands out unique names. Bases are kept as `Cow`s so a parser can register
-/// names borrowed from its source text without copying them.
+/// Hands out unique names.
 #[derive(Default, Clone, Debug)]
-pub struct NameUniquer<'a> {
-    bases: FxHashMap<Cow<'a, str>, SuffixSet>,
+pub struct NameUniquer {
+    bases: FxHashMap<Box<str>, SuffixSet>,
 }
 
 /// Splits `name` into its base and numeric suffix, as XLA does.
@@ -87,68 +84,29 @@ fn split_suffix(name: &str) -> (&str, Option<i64>) {
     (name, None)
 }
 
-impl<'a> NameUniquer<'a> {
+impl NameUniquer {
     /// Returns `wanted` if it is free, else the next free variant of it, and marks
     /// the result as used.
     pub fn unique(&mut self, wanted: &str) -> String {
-        self.unique_if_taken(wanted)
-            .unwrap_or_else(|| wanted.to_string())
-    }
-
-    /// Like [`unique`](Self::unique), but returns `None` when `wanted` itself is
-    /// the answer (no allocation on the common path).
-    pub fn unique_if_taken(&mut self, wanted: &str) -> Option<String> {
-        if wanted.is_empty() {
-            return Some(self.unique("name"));
-        }
+        let wanted = if wanted.is_empty() { "name" } else { wanted };
         let (base, suffix) = split_suffix(wanted);
         let id = match self.bases.get_mut(base) {
             Some(set) => set.register(suffix.unwrap_or(0)),
             None => {
                 let id = suffix.unwrap_or(0);
-                self.bases
-                    .insert(Cow::Owned(base.to_string()), SuffixSet::new(id));
+                self.bases.insert(base.into(), SuffixSet::new(id));
                 id
             }
         };
-        Self::answer(wanted, base, suffix, id)
-    }
-
-    /// Like [`unique_if_taken`](Self::unique_if_taken) for a name that lives as
-    /// long as the uniquer, which is then registered without a copy.
-    pub fn unique_borrowed(&mut self, wanted: &'a str) -> Option<String> {
-        if wanted.is_empty() {
-            return Some(self.unique("name"));
-        }
-        let (base, suffix) = split_suffix(wanted);
-        let id = match self.bases.get_mut(base) {
-            Some(set) => set.register(suffix.unwrap_or(0)),
-            None => {
-                let id = suffix.unwrap_or(0);
-                self.bases.insert(Cow::Borrowed(base), SuffixSet::new(id));
-                id
-            }
-        };
-        Self::answer(wanted, base, suffix, id)
-    }
-
-    fn answer(wanted: &str, base: &str, suffix: Option<i64>, id: i64) -> Option<String> {
         match (suffix, id) {
-            (None, 0) => None,
-            // XLA re-spells a suffix it keeps (`x.01` becomes `x.1`).
-            (Some(s), id) if s == id && wanted[base.len() + 1..] == id.to_string() => None,
-            _ => Some(format!("{base}.{id}")),
+            (None, 0) => wanted.to_string(),
+            _ => format!("{base}.{id}"),
         }
     }
 
-    /// Makes room for `names` more names.
-    pub fn reserve_capacity(&mut self, names: usize) {
-        self.bases.reserve(names);
-    }
-
-    /// Marks `name` as used without renaming it; returns whether it was free.
+    /// Marks `name` as used; returns whether it was free (and kept its spelling).
     pub fn reserve(&mut self, name: &str) -> bool {
-        self.unique_if_taken(name).is_none()
+        self.unique(name) == name
     }
 }
 

@@ -115,3 +115,24 @@ fn huge_parameter_numbers_are_rejected_before_allocating() {
     let gap = "ENTRY e {\n  ROOT a = f32[] parameter(3)\n}\n";
     assert!(!check(gap));
 }
+
+/// `backend_config=" {}"` printed raw as `backend_config= {}`, which reads back
+/// as `{}`: only a value that is exactly one `{…}` prints raw (surrounding
+/// whitespace stays quoted), and `'…'` strings inside are skipped as the parser
+/// skips them.
+#[test]
+fn backend_config_prints_raw_only_when_it_reads_back() {
+    assert!(check("f{p =f32[]parameter(0),backend_config=\" {}\"}"));
+    assert!(check("f{p =f32[]parameter(0),backend_config=\"{} \"}"));
+    assert!(check("f{p =f32[]parameter(0),backend_config=\"{'}\"}"));
+    assert!(check(
+        "f{p =f32[]parameter(0),frontend_attributes={a=\"{'x}\", b=\" {}\"}}"
+    ));
+    let raw = "f{p =f32[]parameter(0),backend_config={\"a\":{\"b\":'}'}}}";
+    assert!(check(raw));
+    let printed = print(&parse(raw).unwrap(), &PrintOptions::short());
+    assert!(
+        printed.contains("backend_config={\"a\":{\"b\":'}'}}"),
+        "{printed}"
+    );
+}

@@ -166,17 +166,15 @@ pub fn print_string_or_dict(out: &mut String, value: &str) {
     }
 }
 
-/// Whether `text` is `{…}` with balanced braces (skipping `"…"` strings) and
-/// nothing but whitespace after the closing brace.
+/// Whether `text` is `{…}` with balanced braces (skipping `"…"` and `'…'`
+/// strings) from its first byte to its last: exactly what the parser reads back
+/// as a raw dict (surrounding whitespace would be lost).
 pub fn lexes_as_dict(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    if bytes.get(i) != Some(&b'{') {
+    if bytes.first() != Some(&b'{') {
         return false;
     }
+    let mut i = 0;
     let mut depth = 0usize;
     while i < bytes.len() {
         match bytes[i] {
@@ -184,12 +182,12 @@ pub fn lexes_as_dict(text: &str) -> bool {
             b'}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return bytes[i + 1..].iter().all(|b| b.is_ascii_whitespace());
+                    return i + 1 == bytes.len();
                 }
             }
-            b'"' => {
+            q @ (b'"' | b'\'') => {
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
+                while i < bytes.len() && bytes[i] != q {
                     if bytes[i] == b'\\' {
                         i += 1;
                     }

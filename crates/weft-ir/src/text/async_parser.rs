@@ -196,18 +196,20 @@ impl<'s> Parser<'s> {
             output_to_operand_aliasing: aliasing,
             sugar_opcode: wrapped,
         }));
-        let instr_name = self.instruction_name(name, kind);
-        let instr = self.m.add_instr(InstrData {
-            name: instr_name,
-            opcode: kind,
-            shape,
-            operands,
-            callees,
-            attrs,
-            common,
-            metadata,
-            parent: self.current_comp(),
-        });
+        let instr = self.add_parsed(
+            name,
+            InstrData {
+                name: String::new(),
+                opcode: kind,
+                shape,
+                operands,
+                callees,
+                attrs,
+                common,
+                metadata,
+                parent: self.current_comp(),
+            },
+        );
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
         self.return_bag(bag);
         Ok(instr)

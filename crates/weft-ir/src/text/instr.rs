@@ -458,21 +458,34 @@ impl<'s> Parser<'s> {
         self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
         let shape = self.derived_shape(opcode, &operands, shape);
         self.normalize_tuple_sharding(&mut common, shape);
-        let instr_name = self.instruction_name(name, opcode);
-        let instr = self.m.add_instr(InstrData {
-            name: instr_name,
-            opcode,
-            shape,
-            operands,
-            callees,
-            attrs,
-            common,
-            metadata,
-            parent: self.current_comp(),
-        });
+        let instr = self.add_parsed(
+            name,
+            InstrData {
+                name: String::new(),
+                opcode,
+                shape,
+                operands,
+                callees,
+                attrs,
+                common,
+                metadata,
+                parent: self.current_comp(),
+            },
+        );
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
         self.return_bag(bag);
         Ok(instr)
+    }
+
+    /// Adds a parsed instruction to the current computation under its written
+    /// name (or a generated `<opcode>.anon` name for a nested one).
+    pub(crate) fn add_parsed(
+        &mut self,
+        name: Option<(&'s str, Span)>,
+        mut data: InstrData,
+    ) -> Instr {
+        data.name = self.instruction_name(name, data.opcode);
+        self.m.add_instr(data)
     }
 
     fn scope_has_param(&self, number: i64) -> bool {

@@ -56,12 +56,12 @@ pub(crate) struct Parser<'s> {
     pub instr_names: crate::names::InstrNameTable,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
-    pub text_uniquer: NameUniquer<'s>,
+    pub text_uniquer: NameUniquer,
     /// The end of the last consumed token.
     prev_end: u32,
     /// The token after `tok`, once [`peek`](Self::peek) has lexed it.
     peeked: Option<Token>,
-    pub comp_uniquer: NameUniquer<'s>,
+    pub comp_uniquer: NameUniquer,
     pub spans: SourceMap,
     /// Computations in the order their parsing finished (XLA adds computations to
     /// the module in this order).

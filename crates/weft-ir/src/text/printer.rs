@@ -17,7 +17,7 @@ use crate::literal::Literal;
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData, ShapeTable};
-use crate::text::shape::{ShapePrinter, push_int};
+use crate::text::shape::{Layouts, ShapePrinter, push_int};
 
 /// Long or short print style.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub(crate) fn push_int_list_compact(out: &mut String, values: &[i64]) {
 pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
     ShapePrinter {
         shapes,
-        layouts: true,
+        layouts: Layouts::All,
     }
     .print(out, shape);
 }
@@ -109,16 +109,16 @@ pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
 pub fn print_shape_without_default_layouts(shapes: &ShapeTable, out: &mut String, shape: Shape) {
     ShapePrinter {
         shapes,
-        layouts: true,
+        layouts: Layouts::NonDefault,
     }
-    .print_skipping_defaults(out, shape);
+    .print(out, shape);
 }
 
 /// Appends `shape` without layouts.
 pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: Shape) {
     ShapePrinter {
         shapes,
-        layouts: false,
+        layouts: Layouts::None,
     }
     .print(out, shape);
 }

@@ -436,11 +436,23 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
     }
 }
 
+/// Which layouts a [`ShapePrinter`] prints.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Layouts {
+    /// Every layout (XLA's `HumanStringWithLayout`).
+    All,
+    /// Only layouts that differ from the default one (for messages that should
+    /// read like what was written).
+    NonDefault,
+    /// None (XLA's `HumanString`).
+    None,
+}
+
 /// Prints shapes.
 pub(crate) struct ShapePrinter<'m> {
     pub shapes: &'m crate::shape::ShapeTable,
-    /// Whether layouts are printed.
-    pub layouts: bool,
+    /// Which layouts are printed.
+    pub layouts: Layouts,
 }
 
 impl ShapePrinter<'_> {
@@ -471,35 +483,6 @@ impl ShapePrinter<'_> {
         }
     }
 
-    /// Appends `shape`, leaving out layouts equal to the default layout.
-    pub fn print_skipping_defaults(&self, out: &mut String, shape: Shape) {
-        match self.shapes.get(shape) {
-            ShapeData::Array(array) => {
-                let default =
-                    array.layout.as_deref() == Some(&Layout::default_for_rank(array.rank()));
-                let printer = ShapePrinter {
-                    shapes: self.shapes,
-                    layouts: self.layouts && !default,
-                };
-                printer.print_array(out, array);
-            }
-            ShapeData::Tuple(elements) => {
-                out.push('(');
-                for (i, &e) in elements.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                        if i % 5 == 0 {
-                            let _ = write!(out, "/*index={i}*/");
-                        }
-                    }
-                    self.print_skipping_defaults(out, e);
-                }
-                out.push(')');
-            }
-            _ => self.print(out, shape),
-        }
-    }
-
     fn print_array(&self, out: &mut String, array: &ArrayShape) {
         out.push_str(array.elem.name());
         out.push('[');
@@ -517,9 +500,13 @@ impl ShapePrinter<'_> {
             }
         }
         out.push(']');
-        if self.layouts
-            && let Some(layout) = &array.layout
+        if let Some(layout) = &array.layout
             && (!layout.minor_to_major.is_empty() || layout.has_attributes())
+            && match self.layouts {
+                Layouts::All => true,
+                Layouts::NonDefault => **layout != Layout::default_for_rank(array.rank()),
+                Layouts::None => false,
+            }
         {
             self.print_layout(out, layout);
         }
