@@ -38,16 +38,23 @@ pub fn while_callers(m: &Module) -> FxHashMap<Comp, Vec<Instr>> {
     callers
 }
 
-/// Traces chains; holds the while-caller map so repeated queries stay cheap.
+/// Traces chains; holds the while-caller map and the chain starts found so far,
+/// so repeated queries stay cheap (a chain of n updates costs O(n) in all, not
+/// O(n²)).
 pub struct ChainTracer<'m> {
     m: &'m Module,
     callers: Option<FxHashMap<Comp, Vec<Instr>>>,
+    starts: FxHashMap<Instr, Option<Instr>>,
 }
 
 impl<'m> ChainTracer<'m> {
     /// A tracer over `m`.
     pub fn new(m: &'m Module) -> Self {
-        ChainTracer { m, callers: None }
+        ChainTracer {
+            m,
+            callers: None,
+            starts: FxHashMap::default(),
+        }
     }
 
     /// The async-start or async-update whose value reaches `instr` at shape
@@ -100,18 +107,36 @@ impl<'m> ChainTracer<'m> {
 
     /// The async-start a chain element (start, update or done) belongs to.
     pub fn chain_start(&mut self, instr: Instr) -> Option<Instr> {
+        // Walk back to the start (or to an op whose start is already known),
+        // then remember the answer for every op on the way.
+        let mut walked: Vec<Instr> = Vec::new();
+        let mut on_path: rustc_hash::FxHashSet<Instr> = Default::default();
         let mut current = instr;
-        for _ in 0..10_000 {
+        let start = loop {
+            if let Some(&known) = self.starts.get(&current) {
+                break known;
+            }
             let data = self.m.instr(current);
             match data.opcode {
-                Opcode::AsyncStart => return Some(current),
+                Opcode::AsyncStart => break Some(current),
                 Opcode::AsyncUpdate | Opcode::AsyncDone => {
-                    current = self.producer(*data.operands.first()?, &[])?;
+                    // A chain that runs back into itself has no start.
+                    if !on_path.insert(current) {
+                        break None;
+                    }
+                    walked.push(current);
+                    match data.operands.first().and_then(|&o| self.producer(o, &[])) {
+                        Some(next) => current = next,
+                        None => break None,
+                    }
                 }
-                _ => return None,
+                _ => break None,
             }
+        };
+        for w in walked {
+            self.starts.insert(w, start);
         }
-        None
+        start
     }
 
     /// The computation an async op wraps: its own `calls=`, else its chain

@@ -136,3 +136,51 @@ fn backend_config_prints_raw_only_when_it_reads_back() {
         "{printed}"
     );
 }
+
+/// Deep nesting overflowed the stack (a silent SIGSEGV that killed the fuzzer
+/// without an artifact; reproduced with the inputs below): `(`/`{` nesting is
+/// limited to 64 levels, checked before parsing, outside strings and comments.
+#[test]
+fn deep_nesting_is_rejected_before_recursing() {
+    let n = 100_000;
+    let shape = format!(
+        "ENTRY e {{\n  p = {}f32[]{} parameter(0)\n}}\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    // Sixty-four levels are allowed and every `(` opens one, so the 65th is the
+    // first too deep; the element shape inside the tuples is a level of its own.
+    rejected_at(&shape, shape.find('(').unwrap() as u32 + 64);
+    let tuple_nested = |depth: usize| {
+        format!(
+            "ENTRY e {{\n  p = {}f32[]{} parameter(0)\n}}\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        )
+    };
+    assert!(check(&tuple_nested(63)));
+    assert!(!check(&tuple_nested(64)));
+    let operand = format!(
+        "ENTRY e {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] {}p{}\n}}\n",
+        "negate(".repeat(n),
+        ")".repeat(n)
+    );
+    assert!(!check(&operand));
+    let inline = format!(
+        "ENTRY e {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply={}{{ a = f32[] parameter(0) }}{}\n}}\n",
+        "{\n q = f32[] parameter(0)\n ROOT s = f32[] call(q), to_apply=".repeat(n),
+        "}".repeat(n)
+    );
+    assert!(!check(&inline));
+    // Brackets in strings and comments are not nesting.
+    let quoted = format!(
+        "ENTRY e {{\n  ROOT p = f32[] parameter(0), backend_config=\"{}\" /* {} */\n}}\n",
+        "{".repeat(1000),
+        "(".repeat(1000)
+    );
+    assert!(check(&quoted));
+    // Real nesting a few levels deep is fine.
+    assert!(check(
+        "ENTRY e {\n  ROOT p = ((((f32[]), s32[]))) parameter(0)\n}\n"
+    ));
+}

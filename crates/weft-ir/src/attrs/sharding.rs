@@ -236,9 +236,9 @@ impl Parser<'_> {
     pub(crate) fn sharding(&mut self) -> PResult<Sharding> {
         self.expect(Tok::LBrace, "'{' starting a sharding")?;
         if self.at(Tok::LBrace) {
-            let mut elements = vec![self.sharding()?];
+            let mut elements = vec![self.nested(|p| p.sharding())?];
             while self.eat(Tok::Comma) {
-                elements.push(self.sharding()?);
+                elements.push(self.nested(|p| p.sharding())?);
             }
             self.expect(Tok::RBrace, "'}' closing the tuple sharding")?;
             return Ok(Sharding::Tuple(elements));

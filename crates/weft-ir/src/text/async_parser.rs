@@ -120,10 +120,7 @@ impl<'s> Parser<'s> {
                 callees.push(comp);
             }
             (_, sugar) => {
-                let chain = producer.map(|p| {
-                    let mut tracer = crate::async_chain::ChainTracer::new(&self.m);
-                    (tracer.wrapped_computation(p), tracer.thread(p))
-                });
+                let chain = producer.map(|p| self.producer_chain(p));
                 if sugar.is_none()
                     && let Some(comp) = bag.comp("calls")?
                 {
@@ -210,9 +207,42 @@ impl<'s> Parser<'s> {
                 parent: self.current_comp(),
             },
         );
+        let start = match kind {
+            Opcode::AsyncStart => Some(instr),
+            _ => producer.and_then(|p| self.known_chain_start(p)),
+        };
+        if let Some(start) = start {
+            self.chain_starts.insert(instr, start);
+        }
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
         self.return_bag(bag);
         Ok(instr)
+    }
+
+    /// The start of the chain `producer` belongs to, as recorded when it was
+    /// parsed (so a long chain is traced in one step per op, not from scratch).
+    fn known_chain_start(&self, producer: Instr) -> Option<Instr> {
+        match self.m.instr(producer).opcode {
+            Opcode::AsyncStart => Some(producer),
+            _ => self.chain_starts.get(&producer).copied(),
+        }
+    }
+
+    /// The wrapped computation and thread of the chain `producer` belongs to.
+    fn producer_chain(&self, producer: Instr) -> (Option<Comp>, String) {
+        let start = self.known_chain_start(producer);
+        let computation = self
+            .m
+            .instr(producer)
+            .callees
+            .first()
+            .copied()
+            .or_else(|| start.and_then(|s| self.m.instr(s).callees.first().copied()));
+        let thread = start
+            .and_then(|s| self.m.instr(s).attrs.as_async())
+            .and_then(|a| a.thread.clone())
+            .unwrap_or_else(|| MAIN_THREAD.to_string());
+        (computation, thread)
     }
 
     /// The bound-operand shapes and the output slot of a start or update shape,

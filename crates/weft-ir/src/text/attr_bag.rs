@@ -507,7 +507,7 @@ impl<'s> Parser<'s> {
             let mut elements = Vec::new();
             if !self.eat(Tok::RParen) {
                 loop {
-                    elements.push(self.untyped_literal()?);
+                    elements.push(self.nested(|p| p.untyped_literal())?);
                     if self.eat(Tok::Comma) {
                         continue;
                     }

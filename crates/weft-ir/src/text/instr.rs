@@ -257,7 +257,7 @@ impl<'s> Parser<'s> {
             )));
         }
         if self.peek().kind == Tok::LParen && !self.cur_text().starts_with('%') {
-            return self.rhs_after_shape(None, declared, true);
+            return self.nested(|p| p.rhs_after_shape(None, declared, true));
         }
         let name_span = self.span();
         let name = self.ident("an operand name")?;

@@ -440,7 +440,7 @@ impl<'s> Parser<'s> {
         let span = self.span();
         let comp = self.m.add_comp("_");
         self.spans.record_comp(comp, span);
-        self.computation_body(comp)?;
+        self.nested(|p| p.computation_body(comp))?;
         Ok(comp)
     }
 
@@ -548,8 +548,10 @@ impl<'s> Parser<'s> {
                 let Some(&callee) = data.callees.first() else {
                     continue;
                 };
-                let start = tracer.chain_start(i);
-                if start.and_then(|s| self.m.instrs[s].callees.first().copied()) != Some(callee) {
+                // One step back, as a sugared update or done binds on reading
+                // (a walk to the start would be quadratic in the chain length).
+                let producer = data.operands.first().and_then(|&o| tracer.producer(o, &[]));
+                if producer.and_then(|p| tracer.wrapped_computation(p)) != Some(callee) {
                     let span = self.spans.instr(i).unwrap_or_default();
                     return Err(self
                         .error_at(

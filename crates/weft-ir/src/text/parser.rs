@@ -74,6 +74,11 @@ pub(crate) struct Parser<'s> {
     pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
     /// The last shared metadata string, which usually repeats on the next line.
     pub last_shared: Option<(&'s str, std::sync::Arc<str>)>,
+    /// How deeply the parser has recursed into nested shapes, operands,
+    /// shardings, literals and inline computations.
+    depth: u32,
+    /// The chain start of each async op parsed so far.
+    pub chain_starts: FxHashMap<Instr, Instr>,
     /// Storage reused by the attribute bag of each instruction.
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
 }
@@ -105,6 +110,8 @@ impl<'s> Parser<'s> {
             shape_cache: Default::default(),
             shared_strings: FxHashMap::default(),
             last_shared: None,
+            depth: 0,
+            chain_starts: FxHashMap::default(),
             bag_storage: Vec::new(),
         }
     }
@@ -434,6 +441,25 @@ impl<'s> Parser<'s> {
             .get(name)
             .or_else(|| scope.synthetic.get(name))
             .copied()
+    }
+
+    /// Runs `parse` one nesting level deeper. Shapes, operands, shardings,
+    /// literals and inline computations nest by recursion, so the depth is
+    /// capped to keep hostile input from overflowing the stack; real HLO nests
+    /// fewer than ten levels.
+    pub fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        const MAX_DEPTH: u32 = 64;
+        if self.depth >= MAX_DEPTH {
+            return Err(self
+                .error(format!("nesting is more than {MAX_DEPTH} levels deep"))
+                .with_hint(
+                    "HLO nests shapes, operands, literals and computations only a few levels deep",
+                ));
+        }
+        self.depth += 1;
+        let result = parse(self);
+        self.depth -= 1;
+        result
     }
 
     /// The computation being parsed.

@@ -70,6 +70,10 @@ impl<'s> Parser<'s> {
     }
 
     fn shape_uncached(&mut self, fill_layout: bool) -> PResult<Shape> {
+        self.nested(|p| p.shape_tokens(fill_layout))
+    }
+
+    fn shape_tokens(&mut self, fill_layout: bool) -> PResult<Shape> {
         match self.kind() {
             Tok::LParen => {
                 self.bump();
