@@ -831,20 +831,26 @@ impl Sharding {
                     if s.metadata.len() == 1 {
                         s.metadata[0].print_fields(out);
                     } else {
-                        for (i, m) in s.metadata.iter().enumerate() {
-                            if i > 0 {
-                                out.push_str(", ");
-                            }
-                            out.push('{');
-                            m.print_fields(out);
-                            out.push('}');
-                        }
+                        print_braced_metadata(out, &s.metadata);
                     }
                     out.push('}');
                 }
                 out.push('}');
             }
         }
+    }
+}
+
+/// Appends `{fields}, {fields}, …`, one braced entry per metadata, the list form
+/// both sharding printers use.
+fn print_braced_metadata(out: &mut String, metadata: &[Metadata]) {
+    for (i, m) in metadata.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('{');
+        m.print_fields(out);
+        out.push('}');
     }
 }
 
@@ -879,14 +885,7 @@ impl NamedSharding {
                 return;
             }
             out.push_str(", metadata={");
-            for (i, m) in metadata.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push('{');
-                m.print_fields(out);
-                out.push('}');
-            }
+            print_braced_metadata(out, metadata);
             out.push('}');
         };
         out.push('{');
