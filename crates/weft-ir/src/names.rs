@@ -66,22 +66,49 @@ pub struct NameUniquer {
     bases: FxHashMap<Box<str>, SuffixSet>,
 }
 
-/// Splits `name` into its base and numeric suffix, as XLA does.
+/// Splits `name` into its base and numeric suffix, as XLA does: the text after
+/// the last `.` (not at either end) is a suffix when it is an optionally signed
+/// run of digits that fits an `i64`.
 fn split_suffix(name: &str) -> (&str, Option<i64>) {
-    if let Some(dot) = name.rfind('.')
-        && dot > 0
-        && dot + 1 < name.len()
-    {
-        let suffix = &name[dot + 1..];
-        let digits = suffix.strip_prefix(['+', '-']).unwrap_or(suffix);
-        if !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && let Ok(n) = suffix.parse::<i64>()
-        {
-            return (&name[..dot], Some(n));
+    let bytes = name.as_bytes();
+    // Every name goes through here, so the suffix is found and read by hand
+    // rather than with `rfind` and `str::parse`.
+    let digits_start = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let (dot, negative) = match digits_start.checked_sub(1).map(|i| (i, bytes[i])) {
+        Some((i, b'.')) => (i, false),
+        Some((i, sign @ (b'+' | b'-'))) if i > 0 && bytes[i - 1] == b'.' => (i - 1, sign == b'-'),
+        _ => return (name, None),
+    };
+    if dot == 0 || digits_start == bytes.len() {
+        return (name, None);
+    }
+    let mut value: i64 = 0;
+    for &digit in &bytes[digits_start..] {
+        let digit = i64::from(digit - b'0');
+        let next = value.checked_mul(10).and_then(|v| {
+            if negative {
+                v.checked_sub(digit)
+            } else {
+                v.checked_add(digit)
+            }
+        });
+        match next {
+            Some(v) => value = v,
+            None => return (name, None),
         }
     }
-    (name, None)
+    (&name[..dot], Some(value))
+}
+
+/// Whether `suffix` (the text after a name's last `.`) is spelled the way an
+/// integer prints: no `+`, no leading zeros, no `-0`.
+fn is_canonical_suffix(suffix: &str) -> bool {
+    let digits = suffix.strip_prefix('-').unwrap_or(suffix);
+    !suffix.starts_with('+')
+        && (digits == "0" && digits.len() == suffix.len() || !digits.starts_with('0'))
 }
 
 impl NameUniquer {
@@ -164,7 +191,9 @@ impl InstrNameTable {
         let renamed = if !taken {
             match suffix {
                 // XLA re-spells a kept suffix (`x.01` becomes `x.1`).
-                Some(s) if name[base.len() + 1..] != s.to_string() => Some(format!("{base}.{s}")),
+                Some(s) if !is_canonical_suffix(&name[base.len() + 1..]) => {
+                    Some(format!("{base}.{s}"))
+                }
                 _ => None,
             }
         } else {
@@ -234,6 +263,70 @@ mod tests {
             });
             table.register(&mut m.instrs, instr);
             assert_eq!(m.instrs[instr].name, expected.unique(name), "{name:?}");
+        }
+    }
+
+    /// `split_suffix` and `is_canonical_suffix` agree with the plain reading:
+    /// split at the last `.`, parse the rest with `str::parse`, compare with
+    /// its printed form.
+    #[test]
+    fn suffix_reading_matches_str_parse() {
+        fn reference(name: &str) -> (&str, Option<i64>) {
+            if let Some(dot) = name.rfind('.')
+                && dot > 0
+                && dot + 1 < name.len()
+            {
+                let suffix = &name[dot + 1..];
+                let digits = suffix.strip_prefix(['+', '-']).unwrap_or(suffix);
+                if !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                    && let Ok(n) = suffix.parse::<i64>()
+                {
+                    return (&name[..dot], Some(n));
+                }
+            }
+            (name, None)
+        }
+        let names = [
+            "",
+            ".",
+            "..",
+            "a",
+            "a.",
+            ".5",
+            "5",
+            "a5",
+            "a.5",
+            "a.05",
+            "a.0",
+            "a.00",
+            "a.-0",
+            "a.-5",
+            "a.+5",
+            "a.+-5",
+            "a.-",
+            "a.+",
+            "a..5",
+            "a.b.7",
+            "x.9223372036854775807",
+            "x.9223372036854775808",
+            "x.-9223372036854775808",
+            "x.-9223372036854775809",
+            "p0_0",
+            "tuple.1.2",
+            "a.5x",
+            "é.3",
+        ];
+        for name in names {
+            assert_eq!(split_suffix(name), reference(name), "{name:?}");
+            if let (base, Some(n)) = split_suffix(name) {
+                let written = &name[base.len() + 1..];
+                assert_eq!(
+                    is_canonical_suffix(written),
+                    written == n.to_string(),
+                    "{name:?}"
+                );
+            }
         }
     }
 

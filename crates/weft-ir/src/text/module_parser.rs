@@ -6,7 +6,7 @@ use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
 use crate::text::lexer::Tok;
-use crate::text::parser::{PResult, Parser, Scope};
+use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
 
 impl<'s> Parser<'s> {
     /// A whole module: with or without the `HloModule` header.
@@ -412,9 +412,10 @@ impl<'s> Parser<'s> {
     /// `{ instruction* }` for `comp`, then the computation is finished.
     pub(crate) fn computation_body(&mut self, comp: Comp) -> PResult<()> {
         self.expect(Tok::LBrace, "'{' starting the computation body")?;
+        let names = self.spare_scope_names.pop().unwrap_or_default();
         self.scopes.push(Scope {
             comp,
-            names: Default::default(),
+            names,
             synthetic: Default::default(),
             root: None,
         });
@@ -427,7 +428,15 @@ impl<'s> Parser<'s> {
             }
             self.instruction()?;
         }
-        let scope = self.scopes.pop().expect("pushed above");
+        let mut scope = self.scopes.pop().expect("pushed above");
+        // Most modules are many small computations: their name maps are reused
+        // rather than grown from empty each time. A big one is dropped, since
+        // clearing it for every later small computation would cost more.
+        if scope.names.capacity() <= MAX_RECYCLED_SCOPE {
+            scope.names.clear();
+            self.spare_scope_names
+                .push(std::mem::take(&mut scope.names));
+        }
         let root = scope
             .root
             .or_else(|| self.m.comps[comp].body.last().copied());

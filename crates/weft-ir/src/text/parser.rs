@@ -81,7 +81,12 @@ pub(crate) struct Parser<'s> {
     pub chain_starts: FxHashMap<Instr, Instr>,
     /// Storage reused by the attribute bag of each instruction.
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
+    /// Emptied name maps of finished computations, reused by the next ones.
+    pub spare_scope_names: Vec<FxHashMap<&'s str, Instr>>,
 }
+
+/// The largest name map (in entries) kept for reuse when its computation ends.
+pub(crate) const MAX_RECYCLED_SCOPE: usize = 1 << 12;
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str) -> Parser<'s> {
@@ -113,6 +118,7 @@ impl<'s> Parser<'s> {
             depth: 0,
             chain_starts: FxHashMap::default(),
             bag_storage: Vec::new(),
+            spare_scope_names: Vec::new(),
         }
     }
 
