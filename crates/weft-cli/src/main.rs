@@ -4,6 +4,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench;
+mod check;
 mod fmt;
 mod input;
 
@@ -33,6 +34,15 @@ enum Command {
     /// sugar wherever XLA prints it. Exit status 0 on success, 1 on a parse error
     /// (reported as file:line:col with the offending text).
     Fmt(fmt::FmtArgs),
+    /// Parse and verify HLO files.
+    ///
+    /// Checks each FILE the way XLA's HloVerifier does: shapes of every opcode
+    /// family, callee signatures, the async rules (start/update/done shapes and
+    /// operands, chains, threads, first-class pairs) and the schedule. Every
+    /// error is reported with file:line:col, the source line and a hint, followed
+    /// by a one-line summary per file. Exit status 0 when every file is clean, 1
+    /// otherwise. `weft fmt` never verifies.
+    Check(check::CheckArgs),
     /// Measure how fast HLO files parse and print.
     ///
     /// Reads each file once, parses and prints it --repeat times, and reports the
@@ -46,6 +56,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Fmt(args) => fmt::run(&args),
+        Command::Check(args) => check::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

@@ -33,9 +33,11 @@ pub mod shape;
 pub mod shape_util;
 pub mod stack_frames;
 pub mod text;
+pub mod verify;
 
 pub use diagnostic::{Diagnostic, Span};
 pub use element_type::ElementType;
 pub use module::{Comp, CompData, Instr, InstrData, MAIN_THREAD, Module, Schedule};
 pub use opcode::Opcode;
 pub use shape::{Shape, ShapeData};
+pub use verify::{Rule, VerifyError, verify};

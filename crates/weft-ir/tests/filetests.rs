@@ -27,6 +27,14 @@
 //!   The full rendered diagnostic (rustc style, named by the file's path relative
 //!   to `tests/filetests/`) must equal `<file>.error.expected`.
 //!
+//! - `check`: parsing must succeed and then [`weft_ir::verify`] decides. Each
+//!   `// error: <text>` comment (any number, each with the target line defined
+//!   above) expects one verifier error on its target line whose message (which
+//!   starts with the rule's code, as in `[R4] …`) or hint contains `<text>`.
+//!   Every error must be expected by exactly one comment; with no comments the
+//!   module must verify clean. When there are errors, their rendered
+//!   diagnostics must equal `<file>.check.expected`.
+//!
 //! A file without a `// test:` line fails, as does an `.expected` file that no
 //! command of its source file produces (so renamed tests leave nothing behind).
 //!
@@ -99,10 +107,11 @@ fn main() {
 enum Command {
     Fmt { short: bool, sugar: bool },
     Error,
+    Check,
 }
 
 impl Command {
-    const ALL: [Command; 5] = [
+    const ALL: [Command; 6] = [
         Command::Fmt {
             short: false,
             sugar: true,
@@ -120,6 +129,7 @@ impl Command {
             sugar: false,
         },
         Command::Error,
+        Command::Check,
     ];
 
     fn parse(text: &str) -> Result<Command, String> {
@@ -128,6 +138,10 @@ impl Command {
             Some("error") => match words.next() {
                 None => Ok(Command::Error),
                 Some(w) => Err(format!("`error` takes no arguments, got `{w}`")),
+            },
+            Some("check") => match words.next() {
+                None => Ok(Command::Check),
+                Some(w) => Err(format!("`check` takes no arguments, got `{w}`")),
             },
             Some("fmt") => {
                 let (mut short, mut sugar) = (false, true);
@@ -141,7 +155,7 @@ impl Command {
                 Ok(Command::Fmt { short, sugar })
             }
             Some(other) => Err(format!(
-                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]` or `error`)"
+                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]`, `error` or `check`)"
             )),
             None => Err("empty `// test:` line".to_string()),
         }
@@ -151,6 +165,7 @@ impl Command {
     fn label(self) -> String {
         match self {
             Command::Error => "error".to_string(),
+            Command::Check => "check".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -168,6 +183,7 @@ impl Command {
     fn expected_path(self, file: &Path) -> PathBuf {
         let variant = match self {
             Command::Error => "error",
+            Command::Check => "check",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -206,6 +222,7 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
                 run_fmt(&rel, &source, &options, &expected)
             }
             Command::Error => run_error(&rel, &source, &expected),
+            Command::Check => run_check(&rel, &source, &expected),
         }
     })
 }
@@ -365,21 +382,96 @@ fn run_error(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
     }
 }
 
-/// The target line (1-based) and text of the file's one `// error:` comment.
-fn error_directive(source: &str) -> Result<(usize, &str), String> {
-    let lines: Vec<&str> = source.lines().collect();
-    let mut found = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if let Some(at) = line.find(ERROR_DIRECTIVE) {
-            found.push((i, at, line[at + ERROR_DIRECTIVE.len()..].trim()));
+fn run_check(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let directives = error_directives(source)?;
+    let (module, map) = match catch_unwind(AssertUnwindSafe(|| {
+        weft_ir::text::parse_with_source_map(source)
+    })) {
+        Err(p) => return Err(format!("the parser panicked: {}", panic_message(&*p)).into()),
+        Ok(Err(d)) => return Err(format!("does not parse:\n{}", d.render(rel, source)).into()),
+        Ok(Ok(parsed)) => parsed,
+    };
+    let errors = match catch_unwind(AssertUnwindSafe(|| weft_ir::verify(&module))) {
+        Err(p) => return Err(format!("the verifier panicked: {}", panic_message(&*p)).into()),
+        Ok(Ok(())) => Vec::new(),
+        Ok(Err(errors)) => errors,
+    };
+    let diagnostics: Vec<Diagnostic> = errors
+        .iter()
+        .map(|e| e.to_diagnostic(&module, source, &map))
+        .collect();
+    let rendered: String = diagnostics.iter().map(|d| d.render(rel, source)).collect();
+    let mut failures = Vec::new();
+    let mut matched = vec![false; diagnostics.len()];
+    for (line, want) in &directives {
+        let found = diagnostics.iter().enumerate().position(|(i, d)| {
+            !matched[i]
+                && d.line_col(source).line == *line
+                && (d.message.contains(want) || d.hint.as_deref().unwrap_or("").contains(want))
+        });
+        match found {
+            Some(i) => matched[i] = true,
+            None => failures.push(format!(
+                "line {line} expects a verifier error containing `{want}`, but none was reported there"
+            )),
         }
     }
-    let [(i, at, want)] = found[..] else {
+    for (i, d) in diagnostics.iter().enumerate() {
+        if !matched[i] {
+            failures.push(format!(
+                "unexpected verifier error on line {}: {}",
+                d.line_col(source).line,
+                d.message
+            ));
+        }
+    }
+    if !failures.is_empty() && !rendered.is_empty() {
+        failures.push(format!("the diagnostics:\n{rendered}"));
+    }
+    if !diagnostics.is_empty()
+        && let Err(e) = compare_or_bless(&rendered, expected)
+    {
+        failures.push(e);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// The target line (1-based) and text of the file's one `// error:` comment.
+fn error_directive(source: &str) -> Result<(usize, &str), String> {
+    let found = error_directives(source)?;
+    let [(line, want)] = found[..] else {
         return Err(format!(
             "an `error` test needs exactly one `{ERROR_DIRECTIVE}` comment, found {}",
             found.len()
         ));
     };
+    Ok((line, want))
+}
+
+/// The target line (1-based) and text of every `// error:` comment.
+fn error_directives(source: &str) -> Result<Vec<(usize, &str)>, String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(at) = line.find(ERROR_DIRECTIVE) {
+            let want = line[at + ERROR_DIRECTIVE.len()..].trim();
+            found.push(directive_target(&lines, i, at, want)?);
+        }
+    }
+    Ok(found)
+}
+
+/// Where the `// error:` comment at byte `at` of line `i` points.
+fn directive_target<'s>(
+    lines: &[&'s str],
+    i: usize,
+    at: usize,
+    want: &'s str,
+) -> Result<(usize, &'s str), String> {
     if want.is_empty() {
         return Err(format!(
             "line {}: `{ERROR_DIRECTIVE}` needs the text to look for",

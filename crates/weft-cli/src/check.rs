@@ -1,0 +1,162 @@
+//! `weft check`: parse and verify HLO files, reporting every error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use weft_ir::diagnostic::Diagnostic;
+use weft_ir::verify::VerifyOptions;
+
+use crate::input;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// rustc-style diagnostics with the source line and a caret.
+    Human,
+    /// One JSON object per error and per file summary, one per line.
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The HLO files to check; `-` reads standard input.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// How to print errors.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Compare layouts as well as shapes (XLA's layout-sensitive verifier).
+    #[arg(long)]
+    layout_sensitive: bool,
+}
+
+/// One error of one file, ready to print.
+struct Reported {
+    rule: &'static str,
+    diagnostic: Diagnostic,
+}
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let options = VerifyOptions {
+        layout_sensitive: args.layout_sensitive,
+    };
+    let mut all_clean = true;
+    for path in &args.files {
+        let source = match input::read(Some(path)) {
+            Ok(s) => s,
+            Err(e) => {
+                all_clean = false;
+                match args.format {
+                    Format::Human => eprintln!("error: {e}"),
+                    Format::Json => println!(
+                        "{{\"file\":{},\"rule\":\"io\",\"message\":{}}}",
+                        json_string(&path.display().to_string()),
+                        json_string(&e)
+                    ),
+                }
+                continue;
+            }
+        };
+        let (errors, instructions) = check_text(&source.text, &options);
+        all_clean &= errors.is_empty();
+        for error in &errors {
+            match args.format {
+                Format::Human => eprint!("{}", error.diagnostic.render(&source.name, &source.text)),
+                Format::Json => println!("{}", json_error(&source.name, &source.text, error)),
+            }
+        }
+        match args.format {
+            Format::Human => {
+                if errors.is_empty() {
+                    eprintln!("{}: ok ({instructions} instructions)", source.name);
+                } else {
+                    let plural = if errors.len() == 1 { "" } else { "s" };
+                    eprintln!("{}: {} error{plural}", source.name, errors.len());
+                }
+            }
+            Format::Json => println!(
+                "{{\"file\":{},\"summary\":true,\"errors\":{},\"instructions\":{instructions}}}",
+                json_string(&source.name),
+                errors.len()
+            ),
+        }
+    }
+    if all_clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Parses and verifies `text`: the errors, and the number of instructions.
+fn check_text(text: &str, options: &VerifyOptions) -> (Vec<Reported>, usize) {
+    let (module, map) = match weft_ir::text::parse_with_source_map(text) {
+        Ok(parsed) => parsed,
+        Err(diagnostic) => {
+            return (
+                vec![Reported {
+                    rule: "parse",
+                    diagnostic,
+                }],
+                0,
+            );
+        }
+    };
+    let instructions = module.instr_count();
+    let errors = match weft_ir::verify::verify_with(&module, options) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors
+            .iter()
+            .map(|e| Reported {
+                rule: e.rule.code(),
+                diagnostic: e.to_diagnostic(&module, text, &map),
+            })
+            .collect(),
+    };
+    (errors, instructions)
+}
+
+fn json_error(file: &str, text: &str, error: &Reported) -> String {
+    let at = error.diagnostic.line_col(text);
+    let mut out = format!(
+        "{{\"file\":{},\"line\":{},\"col\":{},\"rule\":{},\"message\":{}",
+        json_string(file),
+        at.line,
+        at.col,
+        json_string(error.rule),
+        json_string(&error.diagnostic.message)
+    );
+    if let Some(hint) = &error.diagnostic.hint {
+        out.push_str(&format!(",\"hint\":{}", json_string(hint)));
+    }
+    out.push('}');
+    out
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_escape_quotes_and_controls() {
+        assert_eq!(json_string("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\u0001""#);
+    }
+}
