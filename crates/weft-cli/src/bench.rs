@@ -67,8 +67,16 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     };
     if !args.json {
         println!(
-            "{:<48} {:>9} {:>10} {:>12} {:>9} {:>10} {:>12} {:>9}",
-            "file", "lines", "parse ms", "lines/s", "MB/s", "print ms", "lines/s", "peak MB"
+            "{:<48} {:>9} {:>10} {:>12} {:>9} {:>10} {:>12} {:>10} {:>9}",
+            "file",
+            "lines",
+            "parse ms",
+            "lines/s",
+            "MB/s",
+            "print ms",
+            "lines/s",
+            "verify ms",
+            "peak MB"
         );
     }
     for path in &args.files {
@@ -111,19 +119,29 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             print_ms.push(start.elapsed().as_secs_f64() * 1e3);
             printed = sink.0;
         }
+        // Verification is timed too (it must stay well under parse time);
+        // its verdict is not the benchmark's business.
+        let mut verify_ms = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            let start = Instant::now();
+            let verdict = weft_ir::verify(&module);
+            verify_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            drop(verdict);
+        }
         let parse = median(parse_ms);
         let print = median(print_ms);
+        let verify = median(verify_ms);
         let peak = peak_rss_bytes().unwrap_or(0);
         let name = path.display().to_string();
         if args.json {
             println!(
-                "{{\"file\": {:?}, \"lines\": {lines}, \"bytes\": {bytes}, \"parse_ms\": {parse:.3}, \"print_ms\": {print:.3}, \"printed_bytes\": {printed}, \"peak_rss_bytes\": {peak}}}",
+                "{{\"file\": {:?}, \"lines\": {lines}, \"bytes\": {bytes}, \"parse_ms\": {parse:.3}, \"print_ms\": {print:.3}, \"verify_ms\": {verify:.3}, \"printed_bytes\": {printed}, \"peak_rss_bytes\": {peak}}}",
                 name
             );
         } else {
             let per_second = |ms: f64| lines as f64 / (ms / 1e3);
             println!(
-                "{:<48} {:>9} {:>10.1} {:>12.0} {:>9.1} {:>10.1} {:>12.0} {:>9.0}",
+                "{:<48} {:>9} {:>10.1} {:>12.0} {:>9.1} {:>10.1} {:>12.0} {:>10.1} {:>9.0}",
                 shorten(&name, 48),
                 lines,
                 parse,
@@ -131,6 +149,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
                 bytes as f64 / 1e6 / (parse / 1e3),
                 print,
                 per_second(print),
+                verify,
                 peak as f64 / 1e6
             );
         }

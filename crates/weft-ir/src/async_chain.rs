@@ -96,8 +96,11 @@ impl<'m> ChainTracer<'m> {
                     let &caller = callers.get(&comp)?.first()?;
                     current = *self.m.instr(caller).operands.first()?;
                 }
+                // A loop's result is its body's last value, which (like XLA)
+                // is where a chain carried through the loop continues.
                 Opcode::While => {
-                    current = *data.operands.first()?;
+                    let &body = data.callees.first()?;
+                    current = self.m.comp(body).root?;
                 }
                 _ => return None,
             }

@@ -233,8 +233,14 @@ impl VerifyError {
 
     /// ` (in instruction %x of computation %c)` for messages without a span.
     fn context(&self, m: &Module) -> String {
-        let comp = self.comp.and_then(|c| m.comps.get(c)).map(|c| c.name.as_str());
-        let instr = self.instr.and_then(|i| m.instrs.get(i)).map(|d| d.name.as_str());
+        let comp = self
+            .comp
+            .and_then(|c| m.comps.get(c))
+            .map(|c| c.name.as_str());
+        let instr = self
+            .instr
+            .and_then(|i| m.instrs.get(i))
+            .map(|d| d.name.as_str());
         match (instr, comp) {
             (Some(i), Some(c)) => format!(" (in instruction %{i} of computation %{c})"),
             (Some(i), None) => format!(" (in instruction %{i})"),

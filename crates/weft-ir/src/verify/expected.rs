@@ -37,7 +37,11 @@ impl Expected {
 
     /// An array with per-dimension dynamic flags.
     pub fn dynamic_array(elem: ElementType, dims: Vec<i64>, dynamic: Vec<bool>) -> Expected {
-        Expected::Array { elem, dims, dynamic }
+        Expected::Array {
+            elem,
+            dims,
+            dynamic,
+        }
     }
 }
 
@@ -55,7 +59,8 @@ impl Checker<'_> {
             } => self.array(shape).is_some_and(|a| {
                 a.elem == *elem
                     && *a.dims == **dims
-                    && (0..a.rank()).all(|d| a.is_dynamic(d) == dynamic.get(d).copied().unwrap_or(false))
+                    && (0..a.rank())
+                        .all(|d| a.is_dynamic(d) == dynamic.get(d).copied().unwrap_or(false))
             }),
             Expected::Tuple(elements) => self.tuple(shape).is_some_and(|actual| {
                 actual.len() == elements.len()

@@ -1,6 +1,955 @@
-//! TODO(helper)
+//! Shape rules of collectives and host/peer transfers: all-reduce, all-gather,
+//! reduce-scatter, all-to-all, ragged-all-to-all, collective-broadcast,
+//! collective-reduce, collective-permute, their first-class start/done pairs,
+//! send/recv and their dones, infeed and outfeed (XLA's `ShapeVerifier`
+//! handlers and the `ShapeInference` functions they call).
+//!
+//! Invariants checked:
+//! - replica groups name every id `0..n` once, with no empty group; `n` is the
+//!   replica count, the partition count or their product, as the group mode
+//!   (from `channel_id` and `use_global_device_ids`) says, unless the module
+//!   leaves that count at 1; groups have one size except for all-reduce;
+//! - all-gather multiplies, and reduce-scatter divides, the `dimensions={d}`
+//!   dimension by the shard count, which must be the group size when the
+//!   module's counts make it known;
+//! - all-reduce, collective-broadcast and collective-permute return their
+//!   operands (one array, or a tuple of them); an all-to-all with a split
+//!   dimension returns its operand, which that dimension's size divides by the
+//!   group size, and one without returns the tuple of its equally shaped operands;
+//! - a collective-permute names each source and each target once, all in range;
+//! - a start's shape is `(operands, result)` (all-gather) or the result
+//!   (all-reduce) or `(operands, result, context…)` (collective-permute), and a
+//!   done returns the result;
+//! - send is `(data, u32[], token[])`, recv `(data, u32[], token[])`, send-done
+//!   `token[]`, recv-done `(data, token[])`; infeed `(data, token[])` from a token;
+//!   outfeed `token[]` with a token as operand 1.
+//!
+//! Layouts are ignored unless the verifier is layout-sensitive, and where XLA
+//! compares only `minor_to_major` (send, recv, infeed) they are ignored always.
 
+use crate::attrs::{Attrs, CollectiveAttrs, CollectivePermuteAttrs};
+use crate::element_type::ElementType;
 use crate::module::Instr;
+use crate::opcode::Opcode;
+use crate::shape::{ArrayShape, Shape, ShapeData, UNBOUNDED};
 use crate::verify::checker::Checker;
+use crate::verify::error::Rule;
+use crate::verify::expected::Expected;
 
-pub(super) fn check(_cx: &mut Checker, _instr: Instr) {}
+use super::control::without_layout;
+
+pub(super) fn check(cx: &mut Checker, instr: Instr) {
+    let data = cx.data(instr);
+    match (&data.attrs, data.opcode) {
+        (Attrs::Collective(attrs), Opcode::AllGather | Opcode::AllGatherStart) => {
+            check_all_gather(cx, instr, attrs)
+        }
+        (Attrs::Collective(attrs), Opcode::AllReduce | Opcode::AllReduceStart) => {
+            check_all_reduce(cx, instr, attrs)
+        }
+        (Attrs::Collective(attrs), Opcode::ReduceScatter) => check_reduce_scatter(cx, instr, attrs),
+        (Attrs::Collective(attrs), Opcode::AllToAll) => check_all_to_all(cx, instr, attrs),
+        (Attrs::Collective(attrs), Opcode::RaggedAllToAll) => {
+            check_ragged_all_to_all(cx, instr, attrs)
+        }
+        (Attrs::Collective(_), Opcode::CollectiveBroadcast) => check_broadcast(cx, instr),
+        (Attrs::Collective(_), Opcode::CollectiveReduce) => check_operands_forwarded(cx, instr),
+        (
+            Attrs::CollectivePermute(attrs),
+            Opcode::CollectivePermute | Opcode::CollectivePermuteStart,
+        ) => check_collective_permute(cx, instr, attrs),
+        (_, Opcode::AllReduceDone) => check_all_reduce_done(cx, instr),
+        (_, Opcode::AllGatherDone | Opcode::CollectivePermuteDone) => {
+            check_done_takes_element_one(cx, instr)
+        }
+        (_, Opcode::Send) => check_send(cx, instr),
+        (_, Opcode::SendDone) => {
+            cx.expect_shape(Rule::SendRecv, instr, &Expected::Token);
+        }
+        (_, Opcode::Recv) => check_recv(cx, instr),
+        (_, Opcode::RecvDone) => check_recv_done(cx, instr),
+        (_, Opcode::Infeed) => check_infeed(cx, instr),
+        (_, Opcode::Outfeed) => check_outfeed(cx, instr),
+        _ => {}
+    }
+}
+
+// ----- replica groups -----
+
+/// XLA's `CollectiveOpGroupMode`: how replica groups name devices.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GroupMode {
+    CrossReplica,
+    CrossPartition,
+    CrossReplicaAndPartition,
+    FlattenedId,
+}
+
+impl GroupMode {
+    /// XLA's `GetCollectiveOpGroupMode`. `use_global_device_ids` is `None` for
+    /// the opcodes without that attribute (all-to-all, collective-permute), whose
+    /// channel makes them cross-partition.
+    fn of(has_channel_id: bool, use_global_device_ids: Option<bool>) -> Option<GroupMode> {
+        match (has_channel_id, use_global_device_ids) {
+            (false, None | Some(false)) => Some(GroupMode::CrossReplica),
+            (false, Some(true)) => None,
+            (true, None) => Some(GroupMode::CrossPartition),
+            (true, Some(false)) => Some(GroupMode::CrossReplicaAndPartition),
+            (true, Some(true)) => Some(GroupMode::FlattenedId),
+        }
+    }
+
+    /// The name XLA prints (`CollectiveOpGroupModeToString`).
+    fn name(self) -> &'static str {
+        match self {
+            GroupMode::CrossReplica => "kCrossReplica",
+            GroupMode::CrossPartition => "kCrossPartition",
+            GroupMode::CrossReplicaAndPartition => "kCrossReplicaAndPartition",
+            GroupMode::FlattenedId => "kFlattenedID",
+        }
+    }
+}
+
+/// The group mode of a collective with `use_global_device_ids`, reporting the
+/// combination XLA rejects.
+fn group_mode(
+    cx: &mut Checker,
+    instr: Instr,
+    attrs: &CollectiveAttrs,
+    has_global_ids: bool,
+) -> Option<GroupMode> {
+    let global = has_global_ids.then_some(attrs.use_global_device_ids);
+    let mode = GroupMode::of(attrs.channel_id.is_some(), global);
+    if mode.is_none() {
+        cx.report(
+            Rule::Collective,
+            instr,
+            "Invalid combination of has_channel_id and use_global_device_ids",
+        )
+        .with_hint("use_global_device_ids=true needs a channel_id")
+        .at_attribute("use_global_device_ids");
+    }
+    mode
+}
+
+/// XLA's `CheckReplicaGroups`. Returns the explicit groups when they are valid.
+fn check_replica_groups(
+    cx: &mut Checker,
+    instr: Instr,
+    attrs: &CollectiveAttrs,
+    mode: GroupMode,
+    uniform: bool,
+) -> Option<Vec<Vec<i64>>> {
+    const ATTRIBUTE: &str = "replica_groups";
+    let groups = attrs.replica_groups.groups();
+    if groups.is_empty() {
+        if mode == GroupMode::FlattenedId {
+            cx.report(
+                Rule::Collective,
+                instr,
+                "Replica groups must be specified in flattened-id mode",
+            )
+            .with_hint("use_global_device_ids=true names devices by flattened id, so list them")
+            .at_attribute(ATTRIBUTE);
+            return None;
+        }
+        return Some(groups);
+    }
+    let mut seen = std::collections::HashSet::new();
+    for group in &groups {
+        if group.is_empty() {
+            cx.report(
+                Rule::Collective,
+                instr,
+                "Instruction cannot have an empty replica group",
+            )
+            .at_attribute(ATTRIBUTE);
+            return None;
+        }
+        for &id in group {
+            if !seen.insert(id) {
+                cx.report(
+                    Rule::Collective,
+                    instr,
+                    format!("Replica {id} is repeated in instruction's replica-groups"),
+                )
+                .with_hint("each device belongs to one group")
+                .at_attribute(ATTRIBUTE);
+                return None;
+            }
+        }
+    }
+    let count = seen.len() as i64;
+    if let Some(missing) = (0..count).find(|i| !seen.contains(i)) {
+        cx.report(
+            Rule::Collective,
+            instr,
+            format!("Replica {missing} is not named in instruction's replica-groups"),
+        )
+        .with_hint(format!("the groups must name every id in 0..{count}"))
+        .at_attribute(ATTRIBUTE);
+        return None;
+    }
+    let replicas = cx.m.config.replicas();
+    let partitions = cx.m.config.partitions();
+    let (expected, what) = match mode {
+        GroupMode::CrossReplica | GroupMode::CrossReplicaAndPartition => (replicas, "replicas"),
+        GroupMode::CrossPartition => (partitions, "partitions"),
+        GroupMode::FlattenedId => (replicas.saturating_mul(partitions), "flattened IDs"),
+    };
+    // A count left at its default of 1 says nothing, as in XLA.
+    if expected != 1 && count != expected {
+        cx.report(
+            Rule::Collective,
+            instr,
+            format!(
+                "In {} mode, replica groups should contain {expected} {what}, but found {count}",
+                mode.name()
+            ),
+        )
+        .with_hint("compare replica_count and num_partitions on the HloModule line")
+        .at_attribute(ATTRIBUTE);
+        return None;
+    }
+    if uniform && groups.iter().any(|g| g.len() != groups[0].len()) {
+        cx.report(
+            Rule::Collective,
+            instr,
+            "Replica groups expected to be of uniform size",
+        )
+        .at_attribute(ATTRIBUTE);
+        return None;
+    }
+    Some(groups)
+}
+
+/// XLA's `GetSubgroupSize`: how many devices take part in each group.
+fn subgroup_size(cx: &Checker, groups: &[Vec<i64>], mode: GroupMode) -> i64 {
+    let first = groups.first().map(|g| g.len() as i64);
+    let replicas = cx.m.config.replicas();
+    let partitions = cx.m.config.partitions();
+    match mode {
+        GroupMode::CrossReplica => first.unwrap_or(replicas),
+        GroupMode::CrossReplicaAndPartition => first.unwrap_or(replicas).saturating_mul(partitions),
+        GroupMode::FlattenedId => first.unwrap_or(1),
+        GroupMode::CrossPartition => first.unwrap_or(partitions),
+    }
+}
+
+// ----- helpers -----
+
+/// The array data of operand `index`, reporting XLA's `ExpectArray` error when
+/// it is not an array.
+fn expect_array_operand<'m>(
+    cx: &mut Checker<'m>,
+    instr: Instr,
+    index: usize,
+    what: &str,
+) -> Option<&'m ArrayShape> {
+    let operand = *cx.data(instr).operands.get(index)?;
+    let shape = cx.shape_of(operand);
+    if let Some(array) = cx.array(shape) {
+        return Some(array);
+    }
+    let message = format!(
+        "Expected array argument for {what}, but got {}.",
+        cx.text(shape)
+    );
+    cx.report(Rule::Collective, instr, message)
+        .with_hint("collectives move arrays; pass tuple elements as separate operands")
+        .at_operand(index);
+    None
+}
+
+/// The operands' shapes as expected elements: one operand is itself, several
+/// are a tuple.
+fn operands_or_tuple(cx: &Checker, instr: Instr) -> Expected {
+    let operands = &cx.data(instr).operands;
+    match operands.as_slice() {
+        [single] => Expected::Existing(cx.shape_of(*single)),
+        many => Expected::Tuple(
+            many.iter()
+                .map(|&o| Expected::Existing(cx.shape_of(o)))
+                .collect(),
+        ),
+    }
+}
+
+/// `array` with dimension `dimension` resized by `resize`; unbounded sizes stay
+/// unbounded.
+fn resized(array: &ArrayShape, dimension: usize, resize: impl Fn(i64) -> i64) -> Expected {
+    let mut dims = array.dims.to_vec();
+    if let Some(size) = dims.get_mut(dimension)
+        && *size != UNBOUNDED
+    {
+        *size = resize(*size);
+    }
+    Expected::dynamic_array(
+        array.elem,
+        dims,
+        (0..array.rank()).map(|d| array.is_dynamic(d)).collect(),
+    )
+}
+
+/// The `dimensions={d}` of a gather/scatter collective, checked against every
+/// operand's rank.
+fn collective_dimension(
+    cx: &mut Checker,
+    instr: Instr,
+    attrs: &CollectiveAttrs,
+    operands: &[&ArrayShape],
+) -> Option<usize> {
+    let opcode = cx.data(instr).opcode;
+    let Some(dimension) = attrs.dimension else {
+        cx.report(
+            Rule::Collective,
+            instr,
+            format!("{opcode} needs dimensions={{d}}, the dimension it works along"),
+        );
+        return None;
+    };
+    let rank = operands.iter().map(|a| a.rank()).min().unwrap_or(0);
+    match usize::try_from(dimension) {
+        Ok(d) if d < rank => Some(d),
+        _ => {
+            cx.report(
+                Rule::Collective,
+                instr,
+                format!(
+                    "{opcode} dimension {dimension} is out of bounds for operands of rank {rank}"
+                ),
+            )
+            .with_hint(format!("the dimension must be in 0..{rank}"))
+            .at_attribute("dimensions");
+            None
+        }
+    }
+}
+
+/// Reports a shard count that differs from a known group size (XLA's
+/// `subgroup_size == 1 || shard_count == subgroup_size`).
+fn check_shard_count(cx: &mut Checker, instr: Instr, shard_count: i64, group_size: i64) -> bool {
+    if group_size == 1 || shard_count == group_size {
+        return true;
+    }
+    let opcode = cx.data(instr).opcode;
+    cx.report(
+        Rule::Collective,
+        instr,
+        format!("shard_count = {shard_count}, subgroup_size = {group_size}"),
+    )
+    .with_hint(format!(
+        "the {opcode} result's dimension is {shard_count}x the operand's, but each replica group has {group_size} devices"
+    ))
+    .at_attribute("replica_groups");
+    false
+}
+
+// ----- the rules -----
+
+fn check_all_gather(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
+    let Some(mode) = group_mode(cx, instr, attrs, true) else {
+        return;
+    };
+    let Some(groups) = check_replica_groups(cx, instr, attrs, mode, true) else {
+        return;
+    };
+    let count = cx.data(instr).operands.len();
+    let mut operands = Vec::with_capacity(count);
+    for i in 0..count {
+        let Some(array) = expect_array_operand(cx, instr, i, "operand of all-gather") else {
+            return;
+        };
+        operands.push(array);
+    }
+    let Some(first) = operands.first().copied() else {
+        return;
+    };
+    let Some(dimension) = collective_dimension(cx, instr, attrs, &operands) else {
+        return;
+    };
+    let start = cx.data(instr).opcode == Opcode::AllGatherStart;
+    // XLA reads the shard count off the declared result: the result's gathered
+    // dimension over the operand's, rounded up.
+    let declared = cx.shape_of(instr);
+    let result = if start {
+        cx.tuple(declared).and_then(|e| e.get(1).copied())
+    } else {
+        Some(declared)
+    };
+    let first_result = result.and_then(|r| {
+        if count == 1 {
+            cx.array(r)
+        } else {
+            cx.tuple(r)
+                .and_then(|e| e.first().copied())
+                .and_then(|s| cx.array(s))
+        }
+    });
+    let group_size = subgroup_size(cx, &groups, mode);
+    let input_size = first.dims[dimension];
+    let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
+        Some(output_size) if input_size > 0 && output_size >= 0 => {
+            (output_size + input_size - 1) / input_size
+        }
+        _ => group_size.max(1),
+    };
+    if !check_shard_count(cx, instr, shard_count, group_size) {
+        return;
+    }
+    let gathered: Vec<Expected> = operands
+        .iter()
+        .map(|a| resized(a, dimension, |size| size.saturating_mul(shard_count)))
+        .collect();
+    let gathered = one_or_tuple(gathered);
+    let expected = if start {
+        Expected::Tuple(vec![operands_or_tuple(cx, instr), gathered])
+    } else {
+        gathered
+    };
+    cx.expect_shape(Rule::Collective, instr, &expected);
+}
+
+/// One expected shape, or a tuple of several.
+fn one_or_tuple(mut shapes: Vec<Expected>) -> Expected {
+    if shapes.len() == 1 {
+        shapes.remove(0)
+    } else {
+        Expected::Tuple(shapes)
+    }
+}
+
+fn check_all_reduce(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
+    if let Some(mode) = group_mode(cx, instr, attrs, true) {
+        // All-reduce alone may have groups of different sizes.
+        check_replica_groups(cx, instr, attrs, mode, false);
+    }
+    check_reduction_computation(cx, instr);
+    let count = cx.data(instr).operands.len();
+    let mut arrays = true;
+    for i in 0..count {
+        arrays &= expect_array_operand(cx, instr, i, "operand of cross replica sum").is_some();
+    }
+    if arrays && count > 0 {
+        let expected = operands_or_tuple(cx, instr);
+        cx.expect_shape(Rule::Collective, instr, &expected);
+    }
+}
+
+/// The `to_apply` of an all-reduce combines two scalars into one.
+fn check_reduction_computation(cx: &mut Checker, instr: Instr) {
+    let Some(&callee) = cx.data(instr).callees.first() else {
+        return;
+    };
+    let params = cx.param_shapes(callee);
+    let root = cx.root_shape(callee);
+    let scalar = |cx: &Checker, s: Shape| cx.array(s).is_some_and(|a| a.rank() == 0);
+    // XLA's verifier leaves the reducer alone, and importers write it returning
+    // a one-element tuple, so a tuple of scalars is accepted as the result.
+    let scalar_result = |cx: &Checker, r: Shape| {
+        scalar(cx, r)
+            || cx
+                .tuple(r)
+                .is_some_and(|e| e.iter().all(|&s| scalar(cx, s)))
+    };
+    let well_formed = params.len() == 2
+        && params.iter().all(|&p| scalar(cx, p))
+        && root.is_some_and(|r| scalar_result(cx, r));
+    if !well_formed {
+        let signature = params
+            .iter()
+            .map(|&p| cx.text(p))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let returns = root.map_or_else(|| "nothing".to_string(), |r| cx.text(r));
+        let message = format!(
+            "the reduction computation %{} of a {} must take two scalars and return a scalar; it takes ({signature}) and returns {returns}",
+            cx.m.comps[callee].name,
+            cx.data(instr).opcode
+        );
+        cx.report(Rule::CalleeSignature, instr, message)
+            .with_hint("to_apply combines two elements, e.g. (f32[], f32[]) -> f32[]")
+            .at_attribute("to_apply");
+    }
+}
+
+fn check_all_reduce_done(cx: &mut Checker, instr: Instr) {
+    if let Some(&operand) = cx.data(instr).operands.first() {
+        cx.expect_shape(
+            Rule::Collective,
+            instr,
+            &Expected::Existing(cx.shape_of(operand)),
+        );
+    }
+}
+
+/// all-gather-done and collective-permute-done return element 1 of the start.
+fn check_done_takes_element_one(cx: &mut Checker, instr: Instr) {
+    let Some(&operand) = cx.data(instr).operands.first() else {
+        return;
+    };
+    let shape = cx.shape_of(operand);
+    match cx.tuple(shape).and_then(|e| e.get(1).copied()) {
+        Some(result) => {
+            cx.expect_shape(Rule::Collective, instr, &Expected::Existing(result));
+        }
+        None => {
+            let message = format!(
+                "the operand of {} must be its start's tuple, with the result at index 1; it has shape {}",
+                cx.data(instr).opcode,
+                cx.text(shape)
+            );
+            cx.report(Rule::Collective, instr, message).at_operand(0);
+        }
+    }
+}
+
+fn check_reduce_scatter(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
+    let Some(mode) = group_mode(cx, instr, attrs, true) else {
+        return;
+    };
+    let Some(groups) = check_replica_groups(cx, instr, attrs, mode, true) else {
+        return;
+    };
+    check_reduction_computation(cx, instr);
+    let count = cx.data(instr).operands.len();
+    let mut operands = Vec::with_capacity(count);
+    for i in 0..count {
+        let Some(array) = expect_array_operand(cx, instr, i, "operand of reduce-scatter") else {
+            return;
+        };
+        operands.push(array);
+    }
+    let Some(first) = operands.first().copied() else {
+        return;
+    };
+    let Some(dimension) = collective_dimension(cx, instr, attrs, &operands) else {
+        return;
+    };
+    let declared = cx.shape_of(instr);
+    let first_result = if count == 1 {
+        cx.array(declared)
+    } else {
+        cx.tuple(declared)
+            .and_then(|e| e.first().copied())
+            .and_then(|s| cx.array(s))
+    };
+    let group_size = subgroup_size(cx, &groups, mode);
+    let input_size = first.dims[dimension];
+    let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
+        Some(output_size) if output_size > 0 && input_size >= 0 => {
+            (input_size + output_size - 1) / output_size
+        }
+        _ => group_size.max(1),
+    };
+    if !check_shard_count(cx, instr, shard_count, group_size) {
+        return;
+    }
+    let mut scattered = Vec::with_capacity(count);
+    for (i, array) in operands.iter().enumerate() {
+        let size = array.dims[dimension];
+        if size != UNBOUNDED && size % shard_count != 0 {
+            cx.report(
+                Rule::Collective,
+                instr,
+                format!(
+                    "ReduceScatter operand scatter dimension size {size} must be dividable by shard_count {shard_count}."
+                ),
+            )
+            .at_operand(i);
+            return;
+        }
+        scattered.push(resized(array, dimension, |s| s / shard_count));
+    }
+    cx.expect_shape(Rule::Collective, instr, &one_or_tuple(scattered));
+}
+
+fn check_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
+    let Some(mode) = group_mode(cx, instr, attrs, false) else {
+        return;
+    };
+    let Some(groups) = check_replica_groups(cx, instr, attrs, mode, true) else {
+        return;
+    };
+    let split_count = subgroup_size(cx, &groups, mode).max(1);
+    let count = cx.data(instr).operands.len();
+    if let Some(split_dimension) = attrs.dimension {
+        if count != 1 {
+            cx.report(
+                Rule::Collective,
+                instr,
+                format!("an all-to-all with a split dimension takes one operand, has {count}"),
+            )
+            .with_hint("without dimensions={d}, all-to-all takes one operand per group member");
+            return;
+        }
+        let Some(array) = expect_array_operand(cx, instr, 0, "operand of all-to-all") else {
+            return;
+        };
+        let Some(d) = usize::try_from(split_dimension)
+            .ok()
+            .filter(|&d| d < array.rank())
+        else {
+            let message = format!(
+                "AllToAll split_dimension {split_dimension} is out-of-bounds in shape {}.",
+                cx.text(cx.shape_of(cx.data(instr).operands[0]))
+            );
+            cx.report(Rule::Collective, instr, message)
+                .at_attribute("dimensions");
+            return;
+        };
+        let size = array.dims[d];
+        if size != UNBOUNDED && size % split_count != 0 {
+            cx.report(
+                Rule::Collective,
+                instr,
+                format!(
+                    "AllToAll split dimension size {size} must be dividable by split_count {split_count}."
+                ),
+            )
+            .with_hint("each group member receives an equal slice of the split dimension")
+            .at_attribute("dimensions");
+            return;
+        }
+        // Split and concatenated along the same dimension: the size is kept.
+        let expected = Expected::Existing(cx.shape_of(cx.data(instr).operands[0]));
+        cx.expect_shape(Rule::Collective, instr, &expected);
+        return;
+    }
+    if count as i64 != split_count && !(groups.is_empty() && split_count == 1) {
+        cx.report(
+            Rule::Collective,
+            instr,
+            format!(
+                "an all-to-all without a split dimension takes one operand per group member ({split_count}), has {count}"
+            ),
+        )
+        .at_attribute("replica_groups");
+        return;
+    }
+    let operands = cx.data(instr).operands.clone();
+    let Some(&first) = operands.first() else {
+        return;
+    };
+    for (i, &operand) in operands.iter().enumerate().skip(1) {
+        if !cx.same(cx.shape_of(first), cx.shape_of(operand)) {
+            let message = format!(
+                "HLO all-to-all has operands with different shapes: the 0th operand shape {}, but the {i}th operand has shape {}.",
+                cx.text(cx.shape_of(first)),
+                cx.text(cx.shape_of(operand))
+            );
+            cx.report(Rule::Collective, instr, message).at_operand(i);
+            return;
+        }
+    }
+    let expected = Expected::Tuple(
+        operands
+            .iter()
+            .map(|&o| Expected::Existing(cx.shape_of(o)))
+            .collect(),
+    );
+    cx.expect_shape(Rule::Collective, instr, &expected);
+}
+
+fn check_ragged_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
+    if let Some(mode) = group_mode(cx, instr, attrs, false) {
+        check_replica_groups(cx, instr, attrs, mode, true);
+    }
+    let operands = cx.data(instr).operands.clone();
+    if operands.len() != 6 {
+        return;
+    }
+    // Operands 2..6 are the input offsets, send sizes, output offsets and
+    // receive sizes: one shape, of rank 1 or 2.
+    for i in 2..6 {
+        let shape = cx.shape_of(operands[i]);
+        if !cx
+            .array(shape)
+            .is_some_and(|a| a.rank() == 1 || a.rank() == 2)
+        {
+            let message = format!(
+                "RaggedAllToAll operand {i} must be rank 1 or 2, has shape {}",
+                cx.text(shape)
+            );
+            cx.report(Rule::Collective, instr, message).at_operand(i);
+            return;
+        }
+        if i > 2 && !cx.same(cx.shape_of(operands[i - 1]), shape) {
+            let message = format!(
+                "RaggedAllToAll operands have different shapes ({}, {i}): {} vs {}",
+                i - 1,
+                cx.text(cx.shape_of(operands[i - 1])),
+                cx.text(shape)
+            );
+            cx.report(Rule::Collective, instr, message).at_operand(i);
+            return;
+        }
+    }
+    if expect_array_operand(cx, instr, 1, "operand 1 of ragged-all-to-all").is_some() {
+        cx.expect_shape(
+            Rule::Collective,
+            instr,
+            &Expected::Existing(cx.shape_of(operands[1])),
+        );
+    }
+}
+
+fn check_broadcast(cx: &mut Checker, instr: Instr) {
+    if expect_array_operand(cx, instr, 0, "operand of collective-broadcast").is_some() {
+        let operand = cx.data(instr).operands[0];
+        cx.expect_shape(
+            Rule::Collective,
+            instr,
+            &Expected::Existing(cx.shape_of(operand)),
+        );
+    }
+}
+
+/// collective-reduce: like all-reduce, the operands come back reduced.
+fn check_operands_forwarded(cx: &mut Checker, instr: Instr) {
+    let count = cx.data(instr).operands.len();
+    let mut arrays = true;
+    for i in 0..count {
+        arrays &= expect_array_operand(cx, instr, i, "operand of collective-reduce").is_some();
+    }
+    if arrays && count > 0 {
+        let expected = operands_or_tuple(cx, instr);
+        cx.expect_shape(Rule::Collective, instr, &expected);
+    }
+}
+
+fn check_collective_permute(cx: &mut Checker, instr: Instr, attrs: &CollectivePermuteAttrs) {
+    let operands = cx.data(instr).operands.clone();
+    // The in-place form writes slices of operand 1, at the offsets operands 2 and
+    // 3 give, and carries slice_sizes.
+    let in_place = attrs.slice_sizes.is_some();
+    if in_place && operands.len() != 4 {
+        cx.report(
+            Rule::Collective,
+            instr,
+            format!("Unexpected number of operands: {}.", operands.len()),
+        )
+        .with_hint(
+            "an in-place collective-permute takes input, output, input offsets and output offsets",
+        );
+        return;
+    }
+    check_source_target_pairs(cx, instr, attrs, &operands);
+    let start = cx.data(instr).opcode == Opcode::CollectivePermuteStart;
+    let (input, output) = if in_place {
+        (
+            Expected::Existing(cx.shape_of(operands[0])),
+            Expected::Existing(cx.shape_of(operands[1])),
+        )
+    } else {
+        let what = if start {
+            "operand of collective-permute-start"
+        } else {
+            "operand of collective-permute"
+        };
+        let mut arrays = true;
+        for i in 0..operands.len() {
+            arrays &= expect_array_operand(cx, instr, i, what).is_some();
+        }
+        if !arrays || operands.is_empty() {
+            return;
+        }
+        (operands_or_tuple(cx, instr), operands_or_tuple(cx, instr))
+    };
+    let expected = if start {
+        // The start is (input, output, context…); the context is free-form.
+        let declared = cx.shape_of(instr);
+        let context = cx
+            .tuple(declared)
+            .map_or(&[][..], |e| e.get(2..).unwrap_or(&[]));
+        let mut elements = vec![input, output];
+        elements.extend(context.iter().map(|&c| Expected::Existing(c)));
+        Expected::Tuple(elements)
+    } else {
+        output
+    };
+    cx.expect_shape(Rule::Collective, instr, &expected);
+}
+
+/// XLA's `CheckDuplicatedSourceOrTarget`: ids in range and each named at most
+/// once as a source and once as a target (in-place permutes, which move several
+/// slices, once per slice).
+fn check_source_target_pairs(
+    cx: &mut Checker,
+    instr: Instr,
+    attrs: &CollectivePermuteAttrs,
+    operands: &[Instr],
+) {
+    const ATTRIBUTE: &str = "source_target_pairs";
+    let limit = if attrs.channel_id.is_some() {
+        cx.m.config.partitions()
+    } else {
+        cx.m.config.replicas()
+    };
+    let allowed = if operands.len() == 4 {
+        let offsets = cx.shape_of(operands[2]);
+        let first_is_array = cx.array_of(operands[0]).is_some();
+        let elements = if first_is_array {
+            cx.tuple(offsets).map(<[Shape]>::len)
+        } else {
+            cx.tuple(offsets)
+                .and_then(|e| e.first().copied())
+                .and_then(|s| cx.tuple(s))
+                .map(<[Shape]>::len)
+        };
+        elements.unwrap_or(1).max(1)
+    } else {
+        1
+    };
+    let mut sources = std::collections::HashMap::<i64, usize>::new();
+    let mut targets = std::collections::HashMap::<i64, usize>::new();
+    for &(source, target) in &attrs.source_target_pairs {
+        for (role, id, seen) in [
+            ("Source", source, &mut sources),
+            ("Target", target, &mut targets),
+        ] {
+            if id < 0 || (limit != 1 && id >= limit) {
+                let bound = if id < 0 {
+                    ">= 0".to_string()
+                } else {
+                    format!("< {limit}")
+                };
+                cx.report(
+                    Rule::Collective,
+                    instr,
+                    format!("{role} {id} in the instruction's source-target pair must be {bound}"),
+                )
+                .at_attribute(ATTRIBUTE);
+                return;
+            }
+            let times = seen.entry(id).or_default();
+            if *times == allowed {
+                let message = if allowed == 1 {
+                    format!(
+                        "{role} {id} appears more than once in instruction's source-target pairs"
+                    )
+                } else {
+                    format!(
+                        "{role} {id} appears more than {allowed} times in instruction's source-target pairs"
+                    )
+                };
+                cx.report(Rule::Collective, instr, message)
+                    .with_hint("a device sends to, and receives from, at most one peer")
+                    .at_attribute(ATTRIBUTE);
+                return;
+            }
+            *times += 1;
+        }
+    }
+}
+
+// ----- send, recv, infeed, outfeed -----
+
+/// Reports operand `index` of `instr` unless it is a token (XLA's
+/// `CheckIsTokenOperand`).
+fn expect_token_operand(cx: &mut Checker, instr: Instr, index: usize) {
+    let Some(&operand) = cx.data(instr).operands.get(index) else {
+        return;
+    };
+    let shape = cx.shape_of(operand);
+    if !matches!(cx.shape(shape), ShapeData::Token) {
+        let message = format!(
+            "Expected operand {index} to be token-shaped, actual shape is {}",
+            cx.text(shape)
+        );
+        cx.report(Rule::SendRecv, instr, message)
+            .with_hint("thread a token from after-all or a previous side-effecting op")
+            .at_operand(index);
+    }
+}
+
+fn u32_scalar() -> Expected {
+    Expected::array(ElementType::U32, Vec::new())
+}
+
+fn check_send(cx: &mut Checker, instr: Instr) {
+    let Some(&data) = cx.data(instr).operands.first() else {
+        return;
+    };
+    expect_token_operand(cx, instr, 1);
+    let expected = Expected::Tuple(vec![
+        without_layout(cx, cx.shape_of(data)),
+        u32_scalar(),
+        Expected::Token,
+    ]);
+    cx.expect_shape(Rule::SendRecv, instr, &expected);
+}
+
+/// The data element of a recv-like tuple shape, reporting when `shape` has none.
+fn data_element(cx: &mut Checker, instr: Instr, shape: Shape, what: &str) -> Option<Shape> {
+    let element = cx.tuple(shape).and_then(|e| e.first().copied());
+    if element.is_none() {
+        let message = format!(
+            "{what} must be a tuple whose element 0 is the data, found {}",
+            cx.text(shape)
+        );
+        cx.report(Rule::SendRecv, instr, message);
+    }
+    element
+}
+
+fn check_recv(cx: &mut Checker, instr: Instr) {
+    expect_token_operand(cx, instr, 0);
+    let declared = cx.shape_of(instr);
+    let Some(data) = data_element(cx, instr, declared, "the shape of recv") else {
+        return;
+    };
+    let expected = Expected::Tuple(vec![
+        without_layout(cx, data),
+        u32_scalar(),
+        Expected::Token,
+    ]);
+    cx.expect_shape(Rule::SendRecv, instr, &expected);
+}
+
+fn check_recv_done(cx: &mut Checker, instr: Instr) {
+    let Some(&operand) = cx.data(instr).operands.first() else {
+        return;
+    };
+    let shape = cx.shape_of(operand);
+    let Some(data) = data_element(cx, instr, shape, "the operand of recv-done") else {
+        return;
+    };
+    let expected = Expected::Tuple(vec![Expected::Existing(data), Expected::Token]);
+    cx.expect_shape(Rule::SendRecv, instr, &expected);
+}
+
+fn check_infeed(cx: &mut Checker, instr: Instr) {
+    expect_token_operand(cx, instr, 0);
+    let declared = cx.shape_of(instr);
+    let Some(data) = data_element(cx, instr, declared, "the shape of infeed") else {
+        return;
+    };
+    let expected = Expected::Tuple(vec![without_layout(cx, data), Expected::Token]);
+    cx.expect_shape(Rule::SendRecv, instr, &expected);
+}
+
+fn check_outfeed(cx: &mut Checker, instr: Instr) {
+    expect_token_operand(cx, instr, 1);
+    let data = cx.data(instr);
+    if let (
+        Some(&operand),
+        Attrs::Outfeed {
+            outfeed_shape: Some(outfeed_shape),
+            ..
+        },
+    ) = (data.operands.first(), &data.attrs)
+    {
+        let operand_shape = cx.shape_of(operand);
+        if !cx.same(*outfeed_shape, operand_shape) {
+            let message = format!(
+                "Expected outfeed shape to be equal to operand's shape {}, actual shape is {}",
+                cx.text(operand_shape),
+                cx.text(*outfeed_shape)
+            );
+            cx.report(Rule::SendRecv, instr, message)
+                .at_attribute("outfeed_shape");
+        }
+    }
+    cx.expect_shape(Rule::SendRecv, instr, &Expected::Token);
+}
