@@ -20,7 +20,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::async_chain::{ChainTracer, is_metadata_custom_call};
 use crate::attrs::Attrs;
-use crate::entity::EntityRef;
 use crate::module::{Comp, Instr, MAIN_THREAD};
 use crate::opcode::Opcode;
 use crate::shape::Shape;
@@ -199,8 +198,8 @@ fn check_async_op(cx: &mut Checker, tracer: &mut ChainTracer, instr: Instr) {
         .at_attribute("async_execution_thread");
     }
     check_operands(cx, tracer, instr, form, computation, params.len());
-    if let Some((bound, _)) = form {
-        check_aliasing(cx, instr, bound, computation);
+    if form.is_some() {
+        check_aliasing(cx, instr, computation);
     }
 }
 
@@ -273,17 +272,7 @@ fn check_operands(
                 .at_operand(0);
                 return;
             };
-            if tracer.wrapped_computation(producer) != Some(computation) {
-                cx.report(
-                    Rule::AsyncOperands,
-                    instr,
-                    format!(
-                        "async-update {} wraps %{}, but the op before it wraps another computation",
-                        cx.name(instr),
-                        cx.m.comps[computation].name
-                    ),
-                )
-                .at_operand(0);
+            if !wraps_same_computation(cx, tracer, instr, producer, computation) {
                 return;
             }
             let producer_shape = cx.shape_of(producer);
@@ -363,17 +352,7 @@ fn check_operands(
                 // R8 reports a done that reaches no start.
                 return;
             };
-            if tracer.wrapped_computation(producer) != Some(computation) {
-                cx.report(
-                    Rule::AsyncOperands,
-                    instr,
-                    format!(
-                        "async-done {} wraps %{}, but the op before it wraps another computation",
-                        cx.name(instr),
-                        cx.m.comps[computation].name
-                    ),
-                )
-                .at_operand(0);
+            if !wraps_same_computation(cx, tracer, instr, producer, computation) {
                 return;
             }
             let bound = cx
@@ -399,8 +378,34 @@ fn check_operands(
     }
 }
 
+/// Whether `producer` (the op before `instr` in its chain) wraps `computation`
+/// too; reports it under R4 when not.
+fn wraps_same_computation(
+    cx: &mut Checker,
+    tracer: &mut ChainTracer,
+    instr: Instr,
+    producer: Instr,
+    computation: Comp,
+) -> bool {
+    if tracer.wrapped_computation(producer) == Some(computation) {
+        return true;
+    }
+    let opcode = cx.data(instr).opcode;
+    cx.report(
+        Rule::AsyncOperands,
+        instr,
+        format!(
+            "{opcode} {} wraps %{}, but the op before it wraps another computation",
+            cx.name(instr),
+            cx.m.comps[computation].name
+        ),
+    )
+    .at_operand(0);
+    false
+}
+
 /// R5: `output_to_operand_aliasing` of starts and updates.
-fn check_aliasing(cx: &mut Checker, instr: Instr, bound: Shape, computation: Comp) {
+fn check_aliasing(cx: &mut Checker, instr: Instr, computation: Comp) {
     let data = cx.data(instr);
     let Attrs::Async(attrs) = &data.attrs else {
         return;
@@ -408,7 +413,10 @@ fn check_aliasing(cx: &mut Checker, instr: Instr, bound: Shape, computation: Com
     let shape = data.shape;
     let params = cx.param_shapes(computation);
     for alias in &attrs.output_to_operand_aliasing {
-        let output = subshape_of_canonical(cx, shape, &alias.output);
+        // An empty output index would alias the whole async value: never valid.
+        let output = (!alias.output.is_empty())
+            .then(|| cx.m.shapes.subshape(shape, &alias.output))
+            .flatten();
         let problem = if data.opcode == Opcode::AsyncStart {
             let parameter = usize::try_from(alias.operand)
                 .ok()
@@ -473,16 +481,6 @@ fn check_aliasing(cx: &mut Checker, instr: Instr, bound: Shape, computation: Com
             .at_attribute("output_to_operand_aliasing");
         }
     }
-    let _ = bound;
-}
-
-/// The subshape at `index` of an async shape, where index 0 is the bound
-/// operands, 1 the output and 2… the context.
-fn subshape_of_canonical(cx: &Checker, shape: Shape, index: &[i64]) -> Option<Shape> {
-    if index.is_empty() {
-        return None;
-    }
-    cx.m.shapes.subshape(shape, index)
 }
 
 // ----- R6–R10: module-wide pairs and chains -----
@@ -547,7 +545,6 @@ fn check_uses(cx: &mut Checker, users: &Users, async_ops: &[Instr]) {
 
 /// R7: first-class start/done pairs and send/recv.
 fn check_first_class_pairs(cx: &mut Checker, users: &Users, first_class: &[Instr]) {
-    let mut tracer = ChainTracer::new(cx.m);
     for &instr in first_class {
         let data = cx.data(instr);
         let opcode = data.opcode;
@@ -586,7 +583,7 @@ fn check_first_class_pairs(cx: &mut Checker, users: &Users, first_class: &[Instr
         } else {
             let Some(start) = partner else { continue };
             let operand = data.operands.first().copied();
-            let traced = operand.and_then(|o| trace_first_class(cx, &mut tracer, o, start));
+            let traced = operand.and_then(|o| trace_first_class(cx, o, start));
             if traced.is_none() {
                 cx.report(
                     Rule::AsyncPairs,
@@ -616,12 +613,7 @@ fn is_async_computation_root(cx: &Checker, instr: Instr) -> bool {
 }
 
 /// Follows `instr` back through intermediaries to a `start` opcode.
-fn trace_first_class(
-    cx: &Checker,
-    tracer: &mut ChainTracer,
-    instr: Instr,
-    start: Opcode,
-) -> Option<Instr> {
+fn trace_first_class(cx: &Checker, instr: Instr, start: Opcode) -> Option<Instr> {
     let mut current = instr;
     for _ in 0..1_000 {
         let data = cx.data(current);
@@ -654,7 +646,6 @@ fn trace_first_class(
             _ => return None,
         }
     }
-    let _ = tracer;
     None
 }
 
@@ -1001,7 +992,6 @@ fn check_deadlock(cx: &mut Checker) {
                 }
             }
         }
-        let _ = comp.index();
     }
 }
 

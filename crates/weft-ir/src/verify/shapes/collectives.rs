@@ -377,15 +377,7 @@ fn check_all_gather(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
     } else {
         Some(declared)
     };
-    let first_result = result.and_then(|r| {
-        if count == 1 {
-            cx.array(r)
-        } else {
-            cx.tuple(r)
-                .and_then(|e| e.first().copied())
-                .and_then(|s| cx.array(s))
-        }
-    });
+    let first_result = result.and_then(|r| first_array(cx, r, count));
     let group_size = subgroup_size(cx, &groups, mode);
     let input_size = first.dims[dimension];
     let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
@@ -527,13 +519,7 @@ fn check_reduce_scatter(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs)
         return;
     };
     let declared = cx.shape_of(instr);
-    let first_result = if count == 1 {
-        cx.array(declared)
-    } else {
-        cx.tuple(declared)
-            .and_then(|e| e.first().copied())
-            .and_then(|s| cx.array(s))
-    };
+    let first_result = first_array(cx, declared, count);
     let group_size = subgroup_size(cx, &groups, mode);
     let input_size = first.dims[dimension];
     let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
@@ -952,4 +938,16 @@ fn check_outfeed(cx: &mut Checker, instr: Instr) {
         }
     }
     cx.expect_shape(Rule::SendRecv, instr, &Expected::Token);
+}
+
+/// The first result array of a collective over `count` operands: the shape
+/// itself for one operand, else the first element of the result tuple.
+fn first_array<'m>(cx: &Checker<'m>, shape: Shape, count: usize) -> Option<&'m ArrayShape> {
+    if count == 1 {
+        cx.array(shape)
+    } else {
+        cx.tuple(shape)
+            .and_then(|elements| elements.first().copied())
+            .and_then(|element| cx.array(element))
+    }
 }

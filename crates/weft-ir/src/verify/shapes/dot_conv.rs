@@ -53,32 +53,37 @@ struct Side {
     dynamic: Vec<bool>,
 }
 
+/// The first two operands and their dimensions, when both are arrays;
+/// otherwise reports the first that is not (as XLA words it).
+fn array_sides(cx: &mut Checker, rule: Rule, instr: Instr) -> Option<(Instr, Instr, [Side; 2])> {
+    let data = cx.data(instr);
+    let opcode = data.opcode;
+    let (&lhs, &rhs) = (data.operands.first()?, data.operands.get(1)?);
+    let mut read = |index: usize, operand: Instr, what: &str| match dims_of(cx, operand) {
+        Some((dims, dynamic)) => Some(Side { dims, dynamic }),
+        None => {
+            let shape = human(cx, cx.shape_of(operand));
+            cx.report(
+                rule,
+                instr,
+                format!("Expected array argument for {what} of {opcode}, but got {shape}."),
+            )
+            .at_operand(index);
+            None
+        }
+    };
+    let lhs_side = read(0, lhs, "lhs")?;
+    let rhs_side = read(1, rhs, "rhs")?;
+    Some((lhs, rhs, [lhs_side, rhs_side]))
+}
+
 fn check_dot(cx: &mut Checker, instr: Instr, dot: &DotAttrs) {
     let rule = Rule::Dot;
     let data = cx.data(instr);
     let opcode = data.opcode;
-    let (Some(&lhs_instr), Some(&rhs_instr)) = (data.operands.first(), data.operands.get(1)) else {
+    let Some((lhs_instr, rhs_instr, sides)) = array_sides(cx, rule, instr) else {
         return;
     };
-    let mut sides = Vec::with_capacity(2);
-    for (index, (operand, what)) in [(lhs_instr, "lhs"), (rhs_instr, "rhs")]
-        .into_iter()
-        .enumerate()
-    {
-        match dims_of(cx, operand) {
-            Some((dims, dynamic)) => sides.push(Side { dims, dynamic }),
-            None => {
-                let shape = human(cx, cx.shape_of(operand));
-                cx.report(
-                    rule,
-                    instr,
-                    format!("Expected array argument for {what} of {opcode}, but got {shape}."),
-                )
-                .at_operand(index);
-                return;
-            }
-        }
-    }
     let (lhs, rhs) = (&sides[0], &sides[1]);
     let lhs_text = human(cx, cx.shape_of(lhs_instr));
     let rhs_text = human(cx, cx.shape_of(rhs_instr));
@@ -431,29 +436,9 @@ fn check_scales(cx: &mut Checker, instr: Instr, sides: &[Side]) -> bool {
 
 fn check_convolution(cx: &mut Checker, instr: Instr, convolution: &ConvolutionAttrs) {
     let rule = Rule::Convolution;
-    let data = cx.data(instr);
-    let (Some(&lhs_instr), Some(&rhs_instr)) = (data.operands.first(), data.operands.get(1)) else {
+    let Some((lhs_instr, rhs_instr, sides)) = array_sides(cx, rule, instr) else {
         return;
     };
-    let mut sides = Vec::with_capacity(2);
-    for (index, (operand, what)) in [(lhs_instr, "lhs"), (rhs_instr, "rhs")]
-        .into_iter()
-        .enumerate()
-    {
-        match dims_of(cx, operand) {
-            Some((dims, dynamic)) => sides.push(Side { dims, dynamic }),
-            None => {
-                let shape = human(cx, cx.shape_of(operand));
-                cx.report(
-                    rule,
-                    instr,
-                    format!("Expected array argument for {what} of convolution, but got {shape}."),
-                )
-                .at_operand(index);
-                return;
-            }
-        }
-    }
     let (lhs, rhs) = (&sides[0], &sides[1]);
     let lhs_text = human(cx, cx.shape_of(lhs_instr));
     let rhs_text = human(cx, cx.shape_of(rhs_instr));
