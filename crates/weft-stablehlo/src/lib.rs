@@ -1,0 +1,19 @@
+//! weft's StableHLO front end: MLIR text with futures and async ops.
+//!
+//! - [`ir`]: the op model — MLIR's operations, values, blocks and regions in one
+//!   arena ([`ir::Body`]), with types, attributes and locations;
+//! - [`ops`]: the op table (names, custom syntax, inherent attributes);
+//! - [`text`]: the MLIR text reader and writer.
+//!
+//! ```
+//! let text = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %x, %x : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+//! let body = weft_stablehlo::text::parse(text).unwrap();
+//! let printed = weft_stablehlo::text::print(&body, &Default::default());
+//! assert!(printed.contains("%0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>"));
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod ir;
+pub mod ops;
+pub mod text;

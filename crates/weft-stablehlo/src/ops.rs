@@ -1,0 +1,327 @@
+//! The op table: every operation weft knows, in one place — its full name, the
+//! custom (pretty) syntax it prints with, and its inherent attributes (MLIR's
+//! properties, printed inside `<{…}>` in the generic form).
+//!
+//! An op that is not in the table still parses in the generic form (as MLIR's
+//! unregistered ops do) and prints back unchanged; the verifier reports it.
+
+/// Which custom assembly form an op uses; [`Syntax::Generic`] means it has none
+/// and always prints as `"dialect.op"(…) … : (…) -> …`. The forms are
+/// implemented in `text::syntax`, each parse next to its print.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// No custom form.
+    Generic,
+    /// `module @name attributes {…} { … }`.
+    Module,
+    /// `func.func visibility @name(args) -> results attributes {…} { … }`.
+    Func,
+    /// `func.return %a, %b : t, u`, `stablehlo.return …`, `sdy.return …`.
+    Return,
+    /// `func.call @f(%a) : (t) -> u`.
+    Call,
+    /// `%r = op %a, %b : t` when every operand and the result have one type, else
+    /// `: (t, u) -> v` (MLIR's `SameOperandsAndResultType` printer).
+    SameOperandsAndResultType,
+    /// `op %a, %b : (t, u) -> v`.
+    FunctionalType,
+    /// `op %a, %b : t` where `t` is the result type (`after_all`, `replica_id`).
+    ResultTypes,
+    /// `stablehlo.constant dense<…> : t`.
+    Constant,
+    /// `stablehlo.compare LT, %a, %b, SIGNED : (t, t) -> u`.
+    Compare,
+    /// `chlo.erf_inv %a : t -> u`.
+    ChloUnary,
+    /// An op whose custom form weft does not implement yet; it must be written in
+    /// the generic form.
+    Unimplemented,
+}
+
+macro_rules! op_table {
+    ($( $variant:ident, $name:literal, $syntax:ident, [$($attr:literal),* $(,)?]; )*) => {
+        /// An op weft knows.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum OpKind {
+            $( $variant, )*
+        }
+
+        impl OpKind {
+            /// Every known op.
+            pub const ALL: &'static [OpKind] = &[$(OpKind::$variant,)*];
+
+            /// The full name, `dialect.op`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( OpKind::$variant => $name, )*
+                }
+            }
+
+            /// Its custom syntax.
+            pub fn syntax(self) -> Syntax {
+                match self {
+                    $( OpKind::$variant => Syntax::$syntax, )*
+                }
+            }
+
+            /// Its inherent attributes.
+            pub fn inherent_attributes(self) -> &'static [&'static str] {
+                match self {
+                    $( OpKind::$variant => &[$($attr),*], )*
+                }
+            }
+
+            /// The op named `name`, if weft knows it.
+            pub fn from_name(name: &str) -> Option<OpKind> {
+                match name {
+                    $( $name => Some(OpKind::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+op_table! {
+    // builtin and func
+    Module, "builtin.module", Module, ["sym_name", "sym_visibility"];
+    Func, "func.func", Func, ["arg_attrs", "function_type", "no_inline", "res_attrs", "sym_name", "sym_visibility"];
+    FuncReturn, "func.return", Return, [];
+    Call, "func.call", Call, ["arg_attrs", "callee", "no_inline", "res_attrs"];
+
+    // stablehlo: elementwise
+    Abs, "stablehlo.abs", SameOperandsAndResultType, [];
+    Add, "stablehlo.add", SameOperandsAndResultType, [];
+    And, "stablehlo.and", SameOperandsAndResultType, [];
+    Atan2, "stablehlo.atan2", SameOperandsAndResultType, [];
+    Cbrt, "stablehlo.cbrt", SameOperandsAndResultType, ["result_accuracy"];
+    Ceil, "stablehlo.ceil", SameOperandsAndResultType, [];
+    Clamp, "stablehlo.clamp", SameOperandsAndResultType, [];
+    CountLeadingZeros, "stablehlo.count_leading_zeros", SameOperandsAndResultType, [];
+    Complex, "stablehlo.complex", SameOperandsAndResultType, [];
+    Convert, "stablehlo.convert", SameOperandsAndResultType, [];
+    Cosine, "stablehlo.cosine", SameOperandsAndResultType, ["result_accuracy"];
+    Divide, "stablehlo.divide", SameOperandsAndResultType, [];
+    Exponential, "stablehlo.exponential", SameOperandsAndResultType, ["result_accuracy"];
+    ExponentialMinusOne, "stablehlo.exponential_minus_one", SameOperandsAndResultType, ["result_accuracy"];
+    Floor, "stablehlo.floor", SameOperandsAndResultType, [];
+    Imag, "stablehlo.imag", SameOperandsAndResultType, [];
+    IsFinite, "stablehlo.is_finite", SameOperandsAndResultType, [];
+    Log, "stablehlo.log", SameOperandsAndResultType, ["result_accuracy"];
+    LogPlusOne, "stablehlo.log_plus_one", SameOperandsAndResultType, ["result_accuracy"];
+    Logistic, "stablehlo.logistic", SameOperandsAndResultType, ["result_accuracy"];
+    Maximum, "stablehlo.maximum", SameOperandsAndResultType, [];
+    Minimum, "stablehlo.minimum", SameOperandsAndResultType, [];
+    Multiply, "stablehlo.multiply", SameOperandsAndResultType, [];
+    Negate, "stablehlo.negate", SameOperandsAndResultType, [];
+    Not, "stablehlo.not", SameOperandsAndResultType, [];
+    Or, "stablehlo.or", SameOperandsAndResultType, [];
+    PopulationCount, "stablehlo.popcnt", SameOperandsAndResultType, [];
+    Power, "stablehlo.power", SameOperandsAndResultType, [];
+    Real, "stablehlo.real", SameOperandsAndResultType, [];
+    Remainder, "stablehlo.remainder", SameOperandsAndResultType, [];
+    RoundNearestAfz, "stablehlo.round_nearest_afz", SameOperandsAndResultType, [];
+    RoundNearestEven, "stablehlo.round_nearest_even", SameOperandsAndResultType, [];
+    Rsqrt, "stablehlo.rsqrt", SameOperandsAndResultType, ["result_accuracy"];
+    ShiftLeft, "stablehlo.shift_left", SameOperandsAndResultType, [];
+    ShiftRightArithmetic, "stablehlo.shift_right_arithmetic", SameOperandsAndResultType, [];
+    ShiftRightLogical, "stablehlo.shift_right_logical", SameOperandsAndResultType, [];
+    Sign, "stablehlo.sign", SameOperandsAndResultType, [];
+    Sine, "stablehlo.sine", SameOperandsAndResultType, ["result_accuracy"];
+    Sqrt, "stablehlo.sqrt", SameOperandsAndResultType, ["result_accuracy"];
+    Subtract, "stablehlo.subtract", SameOperandsAndResultType, [];
+    Tan, "stablehlo.tan", SameOperandsAndResultType, ["result_accuracy"];
+    Tanh, "stablehlo.tanh", SameOperandsAndResultType, ["result_accuracy"];
+    Xor, "stablehlo.xor", SameOperandsAndResultType, [];
+    Compare, "stablehlo.compare", Compare, ["compare_type", "comparison_direction"];
+    Select, "stablehlo.select", Unimplemented, [];
+    ReducePrecision, "stablehlo.reduce_precision", Unimplemented, ["exponent_bits", "mantissa_bits"];
+    Constant, "stablehlo.constant", Constant, ["value"];
+    Iota, "stablehlo.iota", Unimplemented, ["iota_dimension"];
+    DynamicIota, "stablehlo.dynamic_iota", Unimplemented, ["iota_dimension"];
+
+    // stablehlo: data movement
+    BitcastConvert, "stablehlo.bitcast_convert", FunctionalType, [];
+    Reshape, "stablehlo.reshape", FunctionalType, [];
+    DynamicReshape, "stablehlo.dynamic_reshape", FunctionalType, [];
+    BroadcastInDim, "stablehlo.broadcast_in_dim", Unimplemented, ["broadcast_dimensions"];
+    DynamicBroadcastInDim, "stablehlo.dynamic_broadcast_in_dim", Unimplemented, ["broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"];
+    Transpose, "stablehlo.transpose", Unimplemented, ["permutation"];
+    Reverse, "stablehlo.reverse", Unimplemented, ["dimensions"];
+    Concatenate, "stablehlo.concatenate", Unimplemented, ["dimension"];
+    Slice, "stablehlo.slice", Unimplemented, ["limit_indices", "start_indices", "strides"];
+    DynamicSlice, "stablehlo.dynamic_slice", Unimplemented, ["slice_sizes"];
+    DynamicUpdateSlice, "stablehlo.dynamic_update_slice", FunctionalType, [];
+    RealDynamicSlice, "stablehlo.real_dynamic_slice", FunctionalType, [];
+    Pad, "stablehlo.pad", Unimplemented, ["edge_padding_high", "edge_padding_low", "interior_padding"];
+    DynamicPad, "stablehlo.dynamic_pad", FunctionalType, [];
+    Gather, "stablehlo.gather", Generic, ["dimension_numbers", "indices_are_sorted", "slice_sizes"];
+    DynamicGather, "stablehlo.dynamic_gather", Generic, ["dimension_numbers", "indices_are_sorted"];
+    Scatter, "stablehlo.scatter", Generic, ["indices_are_sorted", "scatter_dimension_numbers", "unique_indices"];
+    GetDimensionSize, "stablehlo.get_dimension_size", Unimplemented, ["dimension"];
+    Tuple, "stablehlo.tuple", Unimplemented, [];
+    GetTupleElement, "stablehlo.get_tuple_element", Unimplemented, ["index"];
+    UniformQuantize, "stablehlo.uniform_quantize", FunctionalType, [];
+    UniformDequantize, "stablehlo.uniform_dequantize", FunctionalType, [];
+
+    // stablehlo: linear algebra, reductions, control flow
+    Dot, "stablehlo.dot", Unimplemented, ["precision_config"];
+    DotGeneral, "stablehlo.dot_general", Unimplemented, ["algorithm", "dot_dimension_numbers", "precision_config"];
+    Convolution, "stablehlo.convolution", Unimplemented, ["batch_group_count", "dimension_numbers", "feature_group_count", "lhs_dilation", "padding", "precision_config", "rhs_dilation", "window_reversal", "window_strides"];
+    Fft, "stablehlo.fft", Unimplemented, ["fft_length", "fft_type"];
+    TriangularSolve, "stablehlo.triangular_solve", Generic, ["left_side", "lower", "transpose_a", "unit_diagonal"];
+    Cholesky, "stablehlo.cholesky", Unimplemented, ["lower"];
+    Reduce, "stablehlo.reduce", Unimplemented, ["dimensions"];
+    ReduceWindow, "stablehlo.reduce_window", Generic, ["base_dilations", "padding", "window_dilations", "window_dimensions", "window_strides"];
+    SelectAndScatter, "stablehlo.select_and_scatter", Generic, ["padding", "window_dimensions", "window_strides"];
+    Sort, "stablehlo.sort", Generic, ["dimension", "is_stable"];
+    Map, "stablehlo.map", Generic, ["dimensions"];
+    While, "stablehlo.while", Unimplemented, [];
+    If, "stablehlo.if", Generic, [];
+    Case, "stablehlo.case", Generic, [];
+    Return, "stablehlo.return", Return, [];
+    OptimizationBarrier, "stablehlo.optimization_barrier", Unimplemented, [];
+    CustomCall, "stablehlo.custom_call", Unimplemented, ["api_version", "backend_config", "call_target_name", "called_computations", "has_side_effect", "operand_layouts", "output_operand_aliases", "result_layouts"];
+    Composite, "stablehlo.composite", Unimplemented, ["composite_attributes", "decomposition", "name", "version"];
+    BatchNormGrad, "stablehlo.batch_norm_grad", Generic, ["epsilon", "feature_index"];
+    BatchNormInference, "stablehlo.batch_norm_inference", Generic, ["epsilon", "feature_index"];
+    BatchNormTraining, "stablehlo.batch_norm_training", Generic, ["epsilon", "feature_index"];
+    Rng, "stablehlo.rng", Unimplemented, ["rng_distribution"];
+    RngBitGenerator, "stablehlo.rng_bit_generator", Unimplemented, ["rng_algorithm"];
+
+    // stablehlo: distribution and side effects
+    ReplicaId, "stablehlo.replica_id", ResultTypes, [];
+    PartitionId, "stablehlo.partition_id", ResultTypes, [];
+    AllGather, "stablehlo.all_gather", Generic, ["all_gather_dim", "channel_handle", "replica_groups", "use_global_device_ids"];
+    AllReduce, "stablehlo.all_reduce", Generic, ["channel_handle", "replica_groups", "use_global_device_ids"];
+    AllToAll, "stablehlo.all_to_all", Generic, ["channel_handle", "concat_dimension", "replica_groups", "split_count", "split_dimension"];
+    CollectiveBroadcast, "stablehlo.collective_broadcast", Generic, ["channel_handle", "has_dynamic_root", "replica_groups"];
+    CollectivePermute, "stablehlo.collective_permute", Generic, ["channel_handle", "source_target_pairs"];
+    CollectiveReduce, "stablehlo.collective_reduce", Generic, ["channel_handle", "has_dynamic_root", "replica_groups", "use_global_device_ids"];
+    ReduceScatter, "stablehlo.reduce_scatter", Generic, ["channel_handle", "replica_groups", "scatter_dimension", "use_global_device_ids"];
+    AsyncStart, "stablehlo.async_start", Generic, [];
+    AsyncDone, "stablehlo.async_done", Generic, [];
+    AllGatherStart, "stablehlo.all_gather_start", Generic, ["all_gather_dim", "channel_handle", "replica_groups", "use_global_device_ids"];
+    AllGatherDone, "stablehlo.all_gather_done", Generic, [];
+    AllReduceStart, "stablehlo.all_reduce_start", Generic, ["channel_handle", "replica_groups", "use_global_device_ids"];
+    AllReduceDone, "stablehlo.all_reduce_done", Generic, [];
+    AllToAllStart, "stablehlo.all_to_all_start", Generic, ["channel_handle", "concat_dimension", "replica_groups", "split_count", "split_dimension"];
+    AllToAllDone, "stablehlo.all_to_all_done", Generic, [];
+    CollectiveBroadcastStart, "stablehlo.collective_broadcast_start", Generic, ["channel_handle", "has_dynamic_root", "replica_groups"];
+    CollectiveBroadcastDone, "stablehlo.collective_broadcast_done", Generic, [];
+    CollectivePermuteStart, "stablehlo.collective_permute_start", Generic, ["channel_handle", "source_target_pairs"];
+    CollectivePermuteDone, "stablehlo.collective_permute_done", Generic, [];
+    ReduceScatterStart, "stablehlo.reduce_scatter_start", Generic, ["channel_handle", "replica_groups", "scatter_dimension", "use_global_device_ids"];
+    ReduceScatterDone, "stablehlo.reduce_scatter_done", Generic, [];
+    Send, "stablehlo.send", Generic, ["channel_handle", "is_host_transfer", "source_target_pairs"];
+    Recv, "stablehlo.recv", Generic, ["channel_handle", "is_host_transfer", "source_target_pairs"];
+    Infeed, "stablehlo.infeed", Generic, ["infeed_config", "layout"];
+    Outfeed, "stablehlo.outfeed", Generic, ["outfeed_config"];
+    AfterAll, "stablehlo.after_all", ResultTypes, [];
+    CreateToken, "stablehlo.create_token", ResultTypes, [];
+
+    // mhlo ops XLA's exporter leaves in StableHLO text
+    MhloCopy, "mhlo.copy", SameOperandsAndResultType, ["cross_program_prefetch_index"];
+
+    // chlo ops JAX emits
+    ChloErfInv, "chlo.erf_inv", ChloUnary, [];
+    ChloErfc, "chlo.erfc", ChloUnary, [];
+    ChloErf, "chlo.erf", ChloUnary, [];
+    ChloLgamma, "chlo.lgamma", ChloUnary, [];
+    ChloDigamma, "chlo.digamma", ChloUnary, [];
+    ChloTan, "chlo.tan", ChloUnary, [];
+    ChloMulhi, "chlo.mulhi", Generic, [];
+    ChloRaggedDot, "chlo.ragged_dot", Generic, ["precision_config", "ragged_dot_dimension_numbers"];
+    ChloScan, "chlo.scan", Unimplemented, ["dimension", "is_associative", "is_reverse"];
+    ChloTopK, "chlo.top_k", Unimplemented, ["k"];
+
+    // Shardy
+    SdyMesh, "sdy.mesh", Unimplemented, ["mesh", "sym_name"];
+    SdyShardingConstraint, "sdy.sharding_constraint", Unimplemented, ["sharding"];
+    SdyManualComputation, "sdy.manual_computation", Unimplemented, ["in_shardings", "manual_axes", "out_shardings"];
+    SdyReturn, "sdy.return", Return, [];
+
+    // the StableHLO test dialects
+    CheckExpectEq, "check.expect_eq", Unimplemented, [];
+    CheckExpectEqConst, "check.expect_eq_const", Unimplemented, ["value"];
+    CheckExpectAlmostEq, "check.expect_almost_eq", Unimplemented, ["tolerance"];
+    CheckExpectAlmostEqConst, "check.expect_almost_eq_const", Unimplemented, ["tolerance", "value"];
+    CheckExpectClose, "check.expect_close", Unimplemented, ["max_ulp_difference", "min_ulp_difference"];
+    CheckExpectSerializedEq, "check.expect_serialized_eq", Unimplemented, ["iteration", "probe_id"];
+    InterpreterRunParallel, "interpreter.run_parallel", Generic, ["infeed", "programs"];
+    InterpreterPrint, "interpreter.print", Unimplemented, [];
+    InterpreterProbe, "interpreter.probe", Unimplemented, ["probe_id"];
+}
+
+/// An op's name: one weft knows, or any other.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpName {
+    /// A known op.
+    Known(OpKind),
+    /// An op weft does not know, by its full name.
+    Unregistered(String),
+}
+
+impl OpName {
+    /// The op named `name`.
+    pub fn parse(name: &str) -> OpName {
+        match OpKind::from_name(name) {
+            Some(kind) => OpName::Known(kind),
+            None => OpName::Unregistered(name.to_string()),
+        }
+    }
+
+    /// `builtin.module`.
+    pub fn module() -> OpName {
+        OpName::Known(OpKind::Module)
+    }
+
+    /// `func.func`.
+    pub fn func() -> OpName {
+        OpName::Known(OpKind::Func)
+    }
+
+    /// The full name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            OpName::Known(kind) => kind.name(),
+            OpName::Unregistered(name) => name,
+        }
+    }
+
+    /// The known op, if it is one.
+    pub fn kind(&self) -> Option<OpKind> {
+        match self {
+            OpName::Known(kind) => Some(*kind),
+            OpName::Unregistered(_) => None,
+        }
+    }
+
+    /// Its custom syntax ([`Syntax::Generic`] for unregistered ops).
+    pub fn syntax(&self) -> Syntax {
+        self.kind().map_or(Syntax::Generic, OpKind::syntax)
+    }
+
+    /// Whether `attribute` is inherent to this op.
+    pub fn is_inherent(&self, attribute: &str) -> bool {
+        self.kind()
+            .is_some_and(|k| k.inherent_attributes().contains(&attribute))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_inherent_lists_sorted() {
+        let mut seen = std::collections::HashSet::new();
+        for &kind in OpKind::ALL {
+            assert!(seen.insert(kind.name()), "{} twice", kind.name());
+            assert_eq!(OpKind::from_name(kind.name()), Some(kind));
+            let attrs = kind.inherent_attributes();
+            assert!(attrs.windows(2).all(|w| w[0] < w[1]), "{}", kind.name());
+        }
+    }
+}

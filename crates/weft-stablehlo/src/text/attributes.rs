@@ -1,0 +1,870 @@
+//! Attributes in MLIR text, parse and print side by side: builtin kinds,
+//! `dense<…>` elements and `array<…>` dense arrays, and dialect attributes kept
+//! as their text.
+
+use weft_ir::ElementType;
+use weft_ir::literal::ArrayLiteral;
+
+use crate::ir::attribute::{DenseArray, DenseArrayValues, DenseElements, DenseValues};
+use crate::ir::{Attribute, ElementKind, FloatKind, NamedAttribute, Signedness, Type};
+use crate::text::cursor::{PResult, is_identifier_byte};
+use crate::text::float;
+use crate::text::parser::Parser;
+use crate::text::types::{print_element_kind, print_type};
+
+/// One literal inside `dense<…>`, before the type says what it means.
+#[derive(Debug)]
+enum DenseLiteral {
+    List(Vec<DenseLiteral>),
+    Number { text: String, at: usize },
+    Bool(bool),
+    Complex(Box<DenseLiteral>, Box<DenseLiteral>),
+    Str(String),
+}
+
+impl Parser<'_> {
+    /// Any attribute value.
+    pub(crate) fn parse_attribute(&mut self) -> PResult<Attribute> {
+        let start = self.c.pos;
+        match self.c.peek() {
+            b'"' => {
+                let text = self.c.string()?;
+                if self.c.peek() == b':' && self.c.peek_second() != b':' {
+                    // A typed string (`"x" : i32`) is rare; keep the type out of it.
+                    self.c.eat(b':');
+                    self.parse_type()?;
+                }
+                return Ok(Attribute::String(text));
+            }
+            b'[' => {
+                self.c.eat(b'[');
+                let mut items = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        items.push(self.parse_attribute()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "',' or ']' in an array attribute")?;
+                    }
+                }
+                return Ok(Attribute::Array(items));
+            }
+            b'{' => return Ok(Attribute::Dictionary(self.parse_attribute_dictionary()?)),
+            b'@' => return Ok(Attribute::SymbolRef(self.parse_symbol_path()?)),
+            b'#' => return self.parse_dialect_attribute(),
+            b'-' | b'0'..=b'9' => return self.parse_number_attribute(),
+            b'(' | b'!' => return Ok(Attribute::Type(self.parse_type()?)),
+            _ => {}
+        }
+        let Some(word) = self.c.peek_identifier() else {
+            return Err(self.c.error_expected("an attribute value"));
+        };
+        match word {
+            "unit" => {
+                self.c.identifier();
+                Ok(Attribute::Unit)
+            }
+            "true" | "false" => {
+                self.c.identifier();
+                Ok(Attribute::Bool(word == "true"))
+            }
+            "dense" => {
+                self.c.identifier();
+                self.parse_dense(start)
+            }
+            "array" => {
+                self.c.identifier();
+                self.parse_dense_array()
+            }
+            "dense_resource" | "sparse" | "affine_map" | "affine_set" | "strided" | "distinct"
+            | "loc" => {
+                self.c.identifier();
+                let open = self.c.pos;
+                if self.c.eat(b'<') || self.c.eat(b'(') || self.c.eat(b'[') {
+                    self.c.balanced(open)?;
+                }
+                if word == "distinct" && self.c.eat(b'<') {
+                    self.c.balanced(open)?;
+                }
+                Ok(Attribute::Opaque(self.c.src[start..self.c.pos].to_string()))
+            }
+            _ => Ok(Attribute::Type(self.parse_type()?)),
+        }
+    }
+
+    /// `{name = value, flag, …}`, sorted by name; a name twice is an error.
+    pub(crate) fn parse_attribute_dictionary(&mut self) -> PResult<Vec<NamedAttribute>> {
+        self.c.expect(b'{', "'{'")?;
+        let mut entries: Vec<NamedAttribute> = Vec::new();
+        if self.c.eat(b'}') {
+            return Ok(entries);
+        }
+        loop {
+            let name_start = self.c.pos;
+            let name = self.parse_attribute_name()?;
+            let value = if self.c.eat(b'=') {
+                self.parse_attribute()?
+            } else {
+                Attribute::Unit
+            };
+            match entries.binary_search_by(|e| e.name.as_str().cmp(&name)) {
+                Ok(_) => {
+                    return Err(self.c.error_at(
+                        name_start,
+                        format!("attribute '{name}' occurs more than once in the attribute list"),
+                    ));
+                }
+                Err(i) => entries.insert(i, NamedAttribute { name, value }),
+            }
+            if self.c.eat(b'}') {
+                return Ok(entries);
+            }
+            self.c
+                .expect(b',', "',' or '}' in an attribute dictionary")?;
+        }
+    }
+
+    /// An attribute name: a bare identifier or a string.
+    pub(crate) fn parse_attribute_name(&mut self) -> PResult<String> {
+        if self.c.peek() == b'"' {
+            return self.c.string();
+        }
+        self.c
+            .identifier()
+            .map(str::to_string)
+            .ok_or_else(|| self.c.error_expected("an attribute name"))
+    }
+
+    /// `@a` or `@a::@b`.
+    pub(crate) fn parse_symbol_path(&mut self) -> PResult<Vec<String>> {
+        let mut path = vec![self.parse_symbol_name()?];
+        while self.c.peek_str("::@") {
+            self.c.eat_str("::");
+            path.push(self.parse_symbol_name()?);
+        }
+        Ok(path)
+    }
+
+    /// `@name` or `@"any text"`.
+    pub(crate) fn parse_symbol_name(&mut self) -> PResult<String> {
+        self.c.expect(b'@', "a symbol name ('@…')")?;
+        if self.c.src.as_bytes().get(self.c.pos) == Some(&b'"') {
+            return self.c.string();
+        }
+        self.c
+            .suffix_name()
+            .map(str::to_string)
+            .ok_or_else(|| self.c.error_expected("a symbol name after '@'"))
+    }
+
+    fn parse_dialect_attribute(&mut self) -> PResult<Attribute> {
+        let start = self.c.pos;
+        self.c.expect(b'#', "'#'")?;
+        if self.c.suffix_name().is_none() {
+            return Err(self
+                .c
+                .error_at(start, "expected a dialect attribute name after '#'"));
+        }
+        if self.c.src.as_bytes().get(self.c.pos) == Some(&b'<') {
+            self.c.pos += 1;
+            self.c.balanced(start)?;
+        }
+        Ok(Attribute::Opaque(self.c.src[start..self.c.pos].to_string()))
+    }
+
+    fn parse_number_attribute(&mut self) -> PResult<Attribute> {
+        let start = self.c.pos;
+        let Some(text) = self.c.number_text() else {
+            return Err(self.c.error_expected("a number"));
+        };
+        let ty = if self.c.peek() == b':' && self.c.peek_second() != b':' {
+            self.c.eat(b':');
+            Some(self.parse_type()?)
+        } else {
+            None
+        };
+        let is_float_text = !text.contains("0x") && text.contains(['.', 'e', 'E']);
+        let float_kind = match &ty {
+            Some(Type::Element(ElementKind::Float(kind))) => Some(*kind),
+            Some(_) => None,
+            None if is_float_text => Some(FloatKind::F64),
+            None => None,
+        };
+        if let Some(kind) = float_kind {
+            let value = self.float_literal(text, kind, start)?;
+            return Ok(Attribute::Float {
+                value,
+                ty: ty.unwrap_or(Type::Element(ElementKind::Float(FloatKind::F64))),
+            });
+        }
+        if is_float_text {
+            return Err(self
+                .c
+                .error_at(start, "floating point literal needs a float type"));
+        }
+        let value = integer_literal(text)
+            .ok_or_else(|| self.c.error_at(start, "integer literal is too large"))?;
+        let ty = ty.unwrap_or(Type::Element(ElementKind::int(64)));
+        if let Type::Element(kind @ ElementKind::Integer { .. }) = &ty
+            && !fits(kind, value)
+        {
+            return Err(self
+                .c
+                .error_at(start, "integer constant out of range for attribute"));
+        }
+        Ok(Attribute::Integer { value, ty })
+    }
+
+    /// The value of a float literal of `kind`: decimal text, or a hex bit pattern.
+    fn float_literal(&self, text: &str, kind: FloatKind, at: usize) -> PResult<f64> {
+        if let Some(hex) = text.strip_prefix("0x") {
+            let bits = u64::from_str_radix(hex, 16).map_err(|_| {
+                self.c
+                    .error_at(at, "hexadecimal float literal is too large")
+            })?;
+            if hex.len() * 4 > float::bit_width(kind).next_multiple_of(4) as usize
+                && bits >> float::bit_width(kind).min(63) != 0
+            {
+                return Err(self.c.error_at(
+                    at,
+                    format!(
+                        "hexadecimal float constant out of range for type {}",
+                        kind.name()
+                    ),
+                ));
+            }
+            return Ok(float::from_bits(kind, bits));
+        }
+        text.parse::<f64>()
+            .map(|v| float::from_bits(kind, float::to_bits(kind, v)))
+            .map_err(|_| self.c.error_at(at, "invalid float literal"))
+    }
+
+    /// After `dense`: `<literal> : type`.
+    fn parse_dense(&mut self, start: usize) -> PResult<Attribute> {
+        self.c.expect(b'<', "'<' after 'dense'")?;
+        let literal = if self.c.peek() == b'>' {
+            None
+        } else {
+            Some(self.parse_dense_literal()?)
+        };
+        self.c.expect(b'>', "'>' to close the dense literal")?;
+        self.c
+            .expect(b':', "':' and the type of the dense literal")?;
+        let type_start = self.c.pos;
+        let ty = self.parse_type()?;
+        let Some(tensor) = ty.as_tensor() else {
+            return Err(self
+                .c
+                .error_at(type_start, "elements literal must be a ranked tensor type"));
+        };
+        let Some(dims) = tensor.static_dims() else {
+            return Err(self
+                .c
+                .error_at(type_start, "elements literal type must have static shape"));
+        };
+        let count: i64 = dims.iter().product();
+        let values = match literal {
+            None if count == 0 => empty_values(&tensor.element),
+            None => {
+                return Err(self.c.error_at(
+                    start,
+                    format!(
+                        "parsed zero elements, but type ({}) expected at least 1",
+                        type_text(&ty)
+                    ),
+                ));
+            }
+            Some(DenseLiteral::Str(text)) if text.starts_with("0x") => {
+                self.dense_from_hex(&text, &tensor.element, &dims, start)?
+            }
+            Some(literal) => self.dense_from_literal(literal, &tensor.element, &dims, start)?,
+        };
+        Ok(Attribute::DenseElements(Box::new(DenseElements {
+            ty,
+            values,
+        })))
+    }
+
+    fn parse_dense_literal(&mut self) -> PResult<DenseLiteral> {
+        let at = self.c.pos;
+        match self.c.peek() {
+            b'[' => {
+                self.c.eat(b'[');
+                let mut items = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        items.push(self.parse_dense_literal()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "',' or ']' in a dense literal")?;
+                    }
+                }
+                Ok(DenseLiteral::List(items))
+            }
+            b'(' => {
+                self.c.eat(b'(');
+                let re = self.parse_dense_literal()?;
+                self.c
+                    .expect(b',', "',' between the parts of a complex literal")?;
+                let im = self.parse_dense_literal()?;
+                self.c.expect(b')', "')' to close the complex literal")?;
+                Ok(DenseLiteral::Complex(Box::new(re), Box::new(im)))
+            }
+            b'"' => Ok(DenseLiteral::Str(self.c.string()?)),
+            _ => {
+                if self.c.eat_keyword("true") {
+                    return Ok(DenseLiteral::Bool(true));
+                }
+                if self.c.eat_keyword("false") {
+                    return Ok(DenseLiteral::Bool(false));
+                }
+                // `inf`/`nan` are not MLIR literals; only numbers remain.
+                match self.c.number_text() {
+                    Some(text) => Ok(DenseLiteral::Number {
+                        text: text.to_string(),
+                        at,
+                    }),
+                    None => Err(self
+                        .c
+                        .error_expected("an element literal (number, true, false, or a list)")),
+                }
+            }
+        }
+    }
+
+    fn dense_from_literal(
+        &self,
+        literal: DenseLiteral,
+        element: &ElementKind,
+        dims: &[i64],
+        start: usize,
+    ) -> PResult<DenseValues> {
+        let count: i64 = dims.iter().product();
+        // The shape the literal spells, and its scalars in row-major order.
+        let mut scalars = Vec::new();
+        let splat = !matches!(literal, DenseLiteral::List(_));
+        let mut shape = Vec::new();
+        if !splat {
+            shape_of(&literal, &mut shape);
+        }
+        flatten(literal, &mut scalars);
+        if !splat && shape != dims {
+            return Err(self.c.error_at(
+                start,
+                format!(
+                    "inferred shape of elements literal ([{}]) does not match type ([{}])",
+                    join(&shape),
+                    join(dims)
+                ),
+            ));
+        }
+        if !splat && scalars.len() as i64 != count {
+            return Err(self.c.error_at(start, "dense literal is not rectangular"));
+        }
+        if let Some(DenseLiteral::Str(_)) = scalars.first() {
+            let strings: Vec<String> = scalars
+                .into_iter()
+                .map(|s| match s {
+                    DenseLiteral::Str(s) => s,
+                    _ => String::new(),
+                })
+                .collect();
+            let strings = if splat {
+                vec![strings[0].clone(); count as usize]
+            } else {
+                strings
+            };
+            return Ok(DenseValues::Strings(strings));
+        }
+        let Some(storage) = element.hlo() else {
+            return Err(self.c.error_at(
+                start,
+                "dense literals of this element type are not supported",
+            ));
+        };
+        let mut array = ArrayLiteral::zeros(storage, dims);
+        let written = if splat { 1 } else { count as usize };
+        for (i, scalar) in scalars.iter().enumerate().take(written) {
+            self.store_scalar(&mut array, i, scalar, element)?;
+        }
+        if splat && count > 1 {
+            let size = weft_ir::literal::storage_bytes(storage);
+            let first = array.data[..size].to_vec();
+            for chunk in array.data.chunks_mut(size).skip(1) {
+                chunk.copy_from_slice(&first);
+            }
+        }
+        Ok(DenseValues::Array(array))
+    }
+
+    fn store_scalar(
+        &self,
+        array: &mut ArrayLiteral,
+        index: usize,
+        scalar: &DenseLiteral,
+        element: &ElementKind,
+    ) -> PResult<()> {
+        if index >= array.len() {
+            return Ok(());
+        }
+        match (element, scalar) {
+            (ElementKind::Integer { width: 1, .. }, DenseLiteral::Bool(b)) => {
+                array.set_int(index, i128::from(*b));
+            }
+            (
+                ElementKind::Integer { .. } | ElementKind::Index,
+                DenseLiteral::Number { text, at },
+            ) => {
+                let value = integer_literal(text)
+                    .filter(|v| fits(element, *v))
+                    .ok_or_else(|| {
+                        self.c
+                            .error_at(*at, "integer constant out of range for attribute")
+                    })?;
+                array.set_int(index, value);
+            }
+            (ElementKind::Float(kind), DenseLiteral::Number { text, at }) => {
+                let value = self.float_literal(text, *kind, *at)?;
+                array.set_bits(index, float::to_bits(*kind, value));
+            }
+            (ElementKind::Complex(kind), DenseLiteral::Complex(re, im)) => {
+                let part = |p: &DenseLiteral| -> PResult<f64> {
+                    match p {
+                        DenseLiteral::Number { text, at } => self.float_literal(text, *kind, *at),
+                        _ => Err(self.c.error_at(0, "expected a number in a complex literal")),
+                    }
+                };
+                array.set_complex(index, part(re)?, part(im)?);
+            }
+            (_, scalar) => {
+                let at = match scalar {
+                    DenseLiteral::Number { at, .. } => *at,
+                    _ => 0,
+                };
+                let mut kind = String::new();
+                print_element_kind(&mut kind, element);
+                return Err(self.c.error_at(
+                    at,
+                    format!("element literal does not match the element type {kind}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn dense_from_hex(
+        &self,
+        text: &str,
+        element: &ElementKind,
+        dims: &[i64],
+        start: usize,
+    ) -> PResult<DenseValues> {
+        let Some(storage) = element.hlo() else {
+            return Err(self.c.error_at(
+                start,
+                "hex dense literals of this element type are not supported",
+            ));
+        };
+        let hex = &text[2..];
+        if !hex.len().is_multiple_of(2) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(self.c.error_at(
+                start,
+                "expected an even number of hex digits in the dense literal",
+            ));
+        }
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
+            .collect();
+        let mut array = ArrayLiteral::zeros(storage, dims);
+        let size = weft_ir::literal::storage_bytes(storage);
+        let width = element_bytes(element);
+        let count = array.len();
+        let splat = bytes.len() == width && count != 1;
+        if !splat && bytes.len() != width * count {
+            return Err(self.c.error_at(
+                start,
+                format!(
+                    "elements hex data size is invalid for provided type: got {} bytes, expected {}",
+                    bytes.len(),
+                    width * count
+                ),
+            ));
+        }
+        for i in 0..count {
+            let chunk = if splat {
+                &bytes[..width]
+            } else {
+                &bytes[i * width..(i + 1) * width]
+            };
+            let mut raw = 0u128;
+            for (k, &b) in chunk.iter().enumerate() {
+                raw |= u128::from(b) << (8 * k);
+            }
+            for k in 0..size {
+                array.data[i * size + k] = (raw >> (8 * k)) as u8;
+            }
+        }
+        Ok(DenseValues::Array(array))
+    }
+
+    /// After `array`: `<i64: 1, 2>` or `<i64>`.
+    fn parse_dense_array(&mut self) -> PResult<Attribute> {
+        self.c.expect(b'<', "'<' after 'array'")?;
+        let element = self.parse_element_kind()?;
+        let mut integers = Vec::new();
+        let mut floats = Vec::new();
+        if self.c.eat(b':') {
+            loop {
+                let at = self.c.pos;
+                match &element {
+                    ElementKind::Integer { width: 1, .. } if self.c.eat_keyword("true") => {
+                        integers.push(1)
+                    }
+                    ElementKind::Integer { width: 1, .. } if self.c.eat_keyword("false") => {
+                        integers.push(0)
+                    }
+                    ElementKind::Integer { .. } => integers.push(self.c.integer()? as i64),
+                    ElementKind::Float(kind) => {
+                        let text = self
+                            .c
+                            .number_text()
+                            .ok_or_else(|| self.c.error_expected("a float"))?;
+                        floats.push(self.float_literal(text, *kind, at)?);
+                    }
+                    _ => return Err(self.c.error_at(at, "dense arrays hold integers or floats")),
+                }
+                if !self.c.eat(b',') {
+                    break;
+                }
+            }
+        }
+        self.c.expect(b'>', "'>' to close the dense array")?;
+        let values = if element.is_float() {
+            DenseArrayValues::Floats(floats)
+        } else {
+            DenseArrayValues::Integers(integers)
+        };
+        Ok(Attribute::DenseArray(DenseArray { element, values }))
+    }
+}
+
+fn shape_of(literal: &DenseLiteral, shape: &mut Vec<i64>) {
+    if let DenseLiteral::List(items) = literal {
+        shape.push(items.len() as i64);
+        if let Some(first) = items.first() {
+            shape_of(first, shape);
+        }
+    }
+}
+
+fn flatten(literal: DenseLiteral, out: &mut Vec<DenseLiteral>) {
+    match literal {
+        DenseLiteral::List(items) => {
+            for item in items {
+                flatten(item, out);
+            }
+        }
+        other => out.push(other),
+    }
+}
+
+fn join(values: &[i64]) -> String {
+    values
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn type_text(ty: &Type) -> String {
+    let mut out = String::new();
+    print_type(&mut out, ty);
+    out
+}
+
+fn empty_values(element: &ElementKind) -> DenseValues {
+    DenseValues::Array(ArrayLiteral::zeros(
+        element.hlo().unwrap_or(ElementType::S64),
+        &[0],
+    ))
+}
+
+/// The bytes one element takes in MLIR's raw (hex) dense storage.
+fn element_bytes(element: &ElementKind) -> usize {
+    match element {
+        ElementKind::Integer { width, .. } => (*width as usize).div_ceil(8),
+        ElementKind::Index => 8,
+        ElementKind::Float(kind) => (float::bit_width(*kind) as usize).div_ceil(8),
+        ElementKind::Complex(kind) => 2 * (float::bit_width(*kind) as usize).div_ceil(8),
+        ElementKind::Quantized(q) => element_bytes(&q.storage),
+    }
+}
+
+/// A decimal or hex integer literal.
+fn integer_literal(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let magnitude = match digits.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<u128>().ok()?,
+    };
+    let magnitude = i128::try_from(magnitude).ok()?;
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether `value` fits an integer element type (as MLIR checks: signless
+/// values may be written signed or unsigned).
+fn fits(element: &ElementKind, value: i128) -> bool {
+    let ElementKind::Integer { width, signedness } = element else {
+        return true;
+    };
+    let width = (*width).min(127);
+    let unsigned_max = (1i128 << width) - 1;
+    let signed_min = -(1i128 << (width - 1));
+    match signedness {
+        Signedness::Unsigned => (0..=unsigned_max).contains(&value),
+        Signedness::Signed => (signed_min..=(unsigned_max >> 1)).contains(&value),
+        Signedness::Signless => (signed_min..=unsigned_max).contains(&value),
+    }
+}
+
+/// Appends `attribute` as MLIR prints it.
+pub fn print_attribute(out: &mut String, attribute: &Attribute) {
+    match attribute {
+        Attribute::Unit => out.push_str("unit"),
+        Attribute::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Attribute::Integer { value, ty } => {
+            if matches!(ty, Type::Element(ElementKind::Integer { width: 1, .. })) {
+                out.push_str(if *value != 0 { "true" } else { "false" });
+                return;
+            }
+            out.push_str(&value.to_string());
+            out.push_str(" : ");
+            print_type(out, ty);
+        }
+        Attribute::Float { value, ty } => {
+            let kind = match ty {
+                Type::Element(ElementKind::Float(kind)) => *kind,
+                _ => FloatKind::F64,
+            };
+            out.push_str(&float::format(kind, *value));
+            out.push_str(" : ");
+            print_type(out, ty);
+        }
+        Attribute::String(text) => print_string(out, text),
+        Attribute::Type(ty) => print_type(out, ty),
+        Attribute::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print_attribute(out, item);
+            }
+            out.push(']');
+        }
+        Attribute::Dictionary(entries) => print_attribute_dictionary(out, entries),
+        Attribute::SymbolRef(path) => {
+            for (i, name) in path.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("::");
+                }
+                print_symbol_name(out, name);
+            }
+        }
+        Attribute::DenseElements(dense) => {
+            print_dense_body(out, dense);
+            out.push_str(" : ");
+            print_type(out, &dense.ty);
+        }
+        Attribute::DenseArray(array) => {
+            out.push_str("array<");
+            print_element_kind(out, &array.element);
+            match &array.values {
+                DenseArrayValues::Integers(values) if !values.is_empty() => {
+                    out.push_str(": ");
+                    let boolean = matches!(array.element, ElementKind::Integer { width: 1, .. });
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        if boolean {
+                            out.push_str(if *v != 0 { "true" } else { "false" });
+                        } else {
+                            out.push_str(&v.to_string());
+                        }
+                    }
+                }
+                DenseArrayValues::Floats(values) if !values.is_empty() => {
+                    out.push_str(": ");
+                    let kind = match array.element {
+                        ElementKind::Float(kind) => kind,
+                        _ => FloatKind::F64,
+                    };
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(&float::format(kind, *v));
+                    }
+                }
+                _ => {}
+            }
+            out.push('>');
+        }
+        Attribute::Opaque(text) => out.push_str(text),
+    }
+}
+
+/// Appends `{a = 1 : i32, flag}` (entries in their stored, sorted order).
+pub fn print_attribute_dictionary(out: &mut String, entries: &[NamedAttribute]) {
+    out.push('{');
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        print_attribute_name(out, &entry.name);
+        if entry.value != Attribute::Unit {
+            out.push_str(" = ");
+            print_attribute(out, &entry.value);
+        }
+    }
+    out.push('}');
+}
+
+/// An attribute name: bare when it is an identifier, else quoted.
+pub fn print_attribute_name(out: &mut String, name: &str) {
+    if is_bare_identifier(name) {
+        out.push_str(name);
+    } else {
+        print_string(out, name);
+    }
+}
+
+/// `@name`, quoted when the name is not an identifier.
+pub fn print_symbol_name(out: &mut String, name: &str) {
+    out.push('@');
+    if is_bare_identifier(name) {
+        out.push_str(name);
+    } else {
+        print_string(out, name);
+    }
+}
+
+fn is_bare_identifier(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes.iter().all(|&b| is_identifier_byte(b))
+}
+
+/// A string literal with MLIR's escapes.
+pub fn print_string(out: &mut String, text: &str) {
+    out.push('"');
+    for &b in text.as_bytes() {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\22"),
+            0x20..=0x7E => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:02X}")),
+        }
+    }
+    out.push('"');
+}
+
+/// `dense<…>` without the type.
+pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
+    out.push_str("dense<");
+    let Some(tensor) = dense.ty.as_tensor() else {
+        out.push('>');
+        return;
+    };
+    let dims = tensor.static_dims().unwrap_or_default();
+    match &dense.values {
+        DenseValues::Strings(strings) => {
+            if !strings.is_empty() && strings.iter().all(|s| s == &strings[0]) {
+                print_string(out, &strings[0]);
+            } else {
+                let mut next = 0;
+                print_nested(out, &dims, &mut next, &mut |out, i| {
+                    print_string(out, &strings[i])
+                });
+            }
+        }
+        DenseValues::Array(array) => {
+            let count = array.len();
+            if count > 0 {
+                let size = weft_ir::literal::storage_bytes(array.elem);
+                let first = &array.data[..size];
+                let splat = array.data.chunks(size).all(|c| c == first);
+                if splat {
+                    print_element(out, array, 0, &tensor.element);
+                } else {
+                    let mut next = 0;
+                    print_nested(out, &dims, &mut next, &mut |out, i| {
+                        print_element(out, array, i, &tensor.element)
+                    });
+                }
+            }
+        }
+    }
+    out.push('>');
+}
+
+fn print_nested(
+    out: &mut String,
+    dims: &[i64],
+    next: &mut usize,
+    element: &mut dyn FnMut(&mut String, usize),
+) {
+    match dims.split_first() {
+        None => {
+            element(out, *next);
+            *next += 1;
+        }
+        Some((&size, rest)) => {
+            out.push('[');
+            for i in 0..size {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print_nested(out, rest, next, element);
+            }
+            out.push(']');
+        }
+    }
+}
+
+fn print_element(out: &mut String, array: &ArrayLiteral, i: usize, element: &ElementKind) {
+    match element {
+        ElementKind::Integer { width: 1, .. } => {
+            out.push_str(if array.get_int(i) != 0 {
+                "true"
+            } else {
+                "false"
+            });
+        }
+        ElementKind::Integer { .. } | ElementKind::Index | ElementKind::Quantized(_) => {
+            out.push_str(&array.get_int(i).to_string());
+        }
+        ElementKind::Float(kind) => {
+            out.push_str(&float::format(
+                *kind,
+                float::from_bits(*kind, array.bits(i)),
+            ));
+        }
+        ElementKind::Complex(kind) => {
+            let (re, im) = array.get_complex(i);
+            out.push('(');
+            out.push_str(&float::format(*kind, re));
+            out.push(',');
+            out.push_str(&float::format(*kind, im));
+            out.push(')');
+        }
+    }
+}
