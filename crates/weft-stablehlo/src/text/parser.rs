@@ -178,6 +178,7 @@ impl<'a> Parser<'a> {
             }
             self.c.expect(b'=', "'=' after the result names")?;
         }
+        self.c.skip_trivia();
         let name_start = self.c.pos;
         let mut parsed = if self.c.peek() == b'"' {
             let name = self.c.string()?;

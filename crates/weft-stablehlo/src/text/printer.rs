@@ -163,7 +163,7 @@ impl Printer<'_> {
             self.out.push(']');
         }
         if !data.properties.is_empty() {
-            self.out.push('<');
+            self.out.push_str(" <");
             print_attribute_dictionary(&mut self.out, &data.properties);
             self.out.push('>');
         }

@@ -1,9 +1,10 @@
-//! File-based tests: every `*.hlo` file under the workspace's `tests/filetests/`
-//! directory, one trial per (file, command).
+//! File-based tests: every `*.hlo` (HLO) and `*.mlir` (StableHLO) file under the
+//! workspace's `tests/filetests/` directory, one trial per (file, command).
 //!
 //! # File format
 //!
-//! A filetest is an HLO module whose first lines are `//` comments (the header).
+//! A filetest is an HLO module or a StableHLO MLIR file whose first lines are `//`
+//! comments (the header).
 //! By convention the first one says what the file checks; every header line of the
 //! form `// test: <command>` adds a command. The header ends at the first line that
 //! is not a `//` comment; `// test:` lines after it are not read.
@@ -19,6 +20,11 @@
 //!   the output must also be the same module as the sugared one (the spec's
 //!   "both spellings parse to one representation"): parsing it and printing
 //!   with sugar gives the file's sugared print.
+//! - `fmt` and `fmt --generic` on a `.mlir` file: parse it and print it in MLIR's
+//!   custom (pretty) op forms, or with every op in the generic form. The output
+//!   must equal `<file>.pretty.expected` or `<file>.generic.expected` and be a
+//!   fixed point; the generic text must also be the same program as the pretty
+//!   one (parsing it and printing pretty gives the file's pretty print).
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
 //!   comment. The diagnostic must start on the *target line* and its message or
 //!   hint must contain `<text>`. The target line is the comment's own line when
@@ -40,7 +46,7 @@
 //!
 //! # Blessing
 //!
-//! `WEFT_BLESS=1 cargo test -p weft-ir --test filetests` writes every
+//! `WEFT_BLESS=1 cargo test -p weft-filetests` writes every
 //! `.expected` file from the current output instead of comparing, and deletes
 //! stale ones. The other checks (located error, fixed point, no panic) still
 //! apply. A blessed change is a reviewed diff: read it before committing.
@@ -58,6 +64,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use weft_ir::text::{PrintOptions, Style, parse, print};
 use weft_ir::{Diagnostic, Module};
+use weft_stablehlo::text as mlir;
 
 /// The directive that adds a command to a file's header.
 const TEST_DIRECTIVE: &str = "// test:";
@@ -70,7 +77,7 @@ fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests");
     let mut files = Vec::new();
-    if let Err(e) = collect_hlo_files(&root, &mut files) {
+    if let Err(e) = collect_test_files(&root, &mut files) {
         eprintln!("error: cannot read {}: {e}", root.display());
         std::process::exit(1);
     }
@@ -106,12 +113,32 @@ fn main() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Command {
     Fmt { short: bool, sugar: bool },
+    MlirFmt { generic: bool },
     Error,
     Check,
 }
 
+/// Which text format a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Hlo,
+    Mlir,
+}
+
+impl Format {
+    fn of(path: &Path) -> Format {
+        if path.extension().is_some_and(|e| e == "mlir") {
+            Format::Mlir
+        } else {
+            Format::Hlo
+        }
+    }
+}
+
 impl Command {
-    const ALL: [Command; 6] = [
+    const ALL: [Command; 8] = [
+        Command::MlirFmt { generic: false },
+        Command::MlirFmt { generic: true },
         Command::Fmt {
             short: false,
             sugar: true,
@@ -132,8 +159,19 @@ impl Command {
         Command::Check,
     ];
 
-    fn parse(text: &str) -> Result<Command, String> {
+    fn parse(text: &str, format: Format) -> Result<Command, String> {
         let mut words = text.split_whitespace();
+        if format == Format::Mlir {
+            return match (words.next(), words.next(), words.next()) {
+                (Some("error"), None, _) => Ok(Command::Error),
+                (Some("fmt"), None, _) => Ok(Command::MlirFmt { generic: false }),
+                (Some("fmt"), Some("--generic"), None) => Ok(Command::MlirFmt { generic: true }),
+                _ => Err(format!(
+                    "unknown command `{}` for a .mlir file (expected `fmt [--generic]` or `error`)",
+                    text.trim()
+                )),
+            };
+        }
         match words.next() {
             Some("error") => match words.next() {
                 None => Ok(Command::Error),
@@ -166,6 +204,8 @@ impl Command {
         match self {
             Command::Error => "error".to_string(),
             Command::Check => "check".to_string(),
+            Command::MlirFmt { generic: false } => "fmt".to_string(),
+            Command::MlirFmt { generic: true } => "fmt --generic".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -184,6 +224,8 @@ impl Command {
         let variant = match self {
             Command::Error => "error",
             Command::Check => "check",
+            Command::MlirFmt { generic: false } => "pretty",
+            Command::MlirFmt { generic: true } => "generic",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -221,18 +263,24 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
                 };
                 run_fmt(&rel, &source, &options, &expected)
             }
-            Command::Error => run_error(&rel, &source, &expected),
+            Command::MlirFmt { generic } => run_mlir_fmt(&rel, &source, generic, &expected),
+            Command::Error if Format::of(&path) == Format::Mlir => {
+                run_error(&rel, &source, &expected, |text| {
+                    mlir::parse(text).map(drop).map_err(|d| *d)
+                })
+            }
+            Command::Error => run_error(&rel, &source, &expected, |text| parse(text).map(drop)),
             Command::Check => run_check(&rel, &source, &expected),
         }
     })
 }
 
-fn collect_hlo_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn collect_test_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
-            collect_hlo_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "hlo") {
+            collect_test_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "hlo" || e == "mlir") {
             out.push(path);
         }
     }
@@ -259,7 +307,8 @@ fn read_header(path: &Path) -> Result<Vec<Command>, String> {
             break;
         }
         if let Some(text) = line.strip_prefix(TEST_DIRECTIVE) {
-            let command = Command::parse(text).map_err(|e| format!("line {}: {e}", n + 1))?;
+            let command = Command::parse(text, Format::of(path))
+                .map_err(|e| format!("line {}: {e}", n + 1))?;
             if commands.contains(&command) {
                 return Err(format!("line {}: duplicate command", n + 1));
             }
@@ -349,10 +398,71 @@ fn run_fmt(rel: &str, source: &str, options: &PrintOptions, expected: &Path) -> 
     }
 }
 
-fn run_error(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+fn run_mlir_fmt(rel: &str, source: &str, generic: bool, expected: &Path) -> Result<(), Failed> {
+    let parse_guarded = |text: &str| {
+        catch_unwind(AssertUnwindSafe(|| mlir::parse(text)))
+            .map_err(|p| format!("the parser panicked: {}", panic_message(&*p)))
+    };
+    let print_guarded = |body: &weft_stablehlo::ir::Body, generic: bool| {
+        let options = mlir::PrintOptions {
+            generic,
+            ..mlir::PrintOptions::default()
+        };
+        catch_unwind(AssertUnwindSafe(|| mlir::print(body, &options)))
+            .map_err(|p| format!("the printer panicked: {}", panic_message(&*p)))
+    };
+    let body = parse_guarded(source)?.map_err(|d| d.render(rel, source))?;
+    let printed = print_guarded(&body, generic)?;
+    let mut failures = Vec::new();
+    if let Err(e) = compare_or_bless(&printed, expected) {
+        failures.push(e);
+    }
+    match parse_guarded(&printed)? {
+        Err(d) => failures.push(format!(
+            "the printed text does not parse:\n{}",
+            d.render("<printed>", &printed)
+        )),
+        Ok(again) => {
+            let reprinted = print_guarded(&again, generic)?;
+            if reprinted != printed {
+                failures.push(format!(
+                    "printing is not a fixed point (-first print +second print):\n{}",
+                    diff(&printed, &reprinted)
+                ));
+            }
+            if generic {
+                // One program, two spellings: the generic text printed pretty
+                // must be the file printed pretty.
+                let direct = print_guarded(&body, false)?;
+                let via_generic = print_guarded(&again, false)?;
+                if via_generic != direct {
+                    failures.push(format!(
+                        "the generic text is not the same program as the file \
+                         (-pretty print of the file +pretty print of the generic output):\n{}",
+                        diff(&direct, &via_generic)
+                    ));
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+fn run_error(
+    rel: &str,
+    source: &str,
+    expected: &Path,
+    parse_text: impl Fn(&str) -> Result<(), Diagnostic>,
+) -> Result<(), Failed> {
     let (line, want) = error_directive(source)?;
-    let diagnostic = match guarded_parse(source)? {
-        Ok(_) => return Err(format!("parsed, but line {line} expects an error: {want}").into()),
+    let parsed = catch_unwind(AssertUnwindSafe(|| parse_text(source)))
+        .map_err(|p| format!("the parser panicked: {}", panic_message(&*p)))?;
+    let diagnostic = match parsed {
+        Ok(()) => return Err(format!("parsed, but line {line} expects an error: {want}").into()),
         Err(d) => d,
     };
     let rendered = diagnostic.render(rel, source);
