@@ -8,9 +8,14 @@
 //!   values, R7 first-class pairs, R8 chains, R9 unmatched starts and R10 orphan
 //!   updates (both excused when the value is carried across a while loop);
 //! - R11 one instruction per main-thread async computation (with XLA's two
-//!   exemptions), R12 buffers (XLA skips async ops, so there is nothing to
-//!   check), R13 callers run on their callees' thread, R14 no deadlock between
-//!   scheduled collectives of one computation.
+//!   exemptions), R13 callers run on their callees' thread;
+//! - R12 buffers (`VerifyBuffers`, in [`buffers`]): where `b(…)` shapes may
+//!   appear and that each buffer has one writer; async ops are exempt, and an
+//!   async computation is checked only through its root custom-call;
+//! - R14 on scheduled modules (`VerifyNoCollectiveDeadlocks`, in
+//!   [`collective_deadlock`]): sends and receives pair up without a collective
+//!   or a conflicting transfer in between, grouped transfers inside a
+//!   multi-instruction async computation on a machine of their own.
 //!
 //! A chain's value may pass through intermediaries (tuple, get-tuple-element,
 //! copy, opt-barrier, metadata custom-calls, while loops): [`ChainTracer`]
@@ -25,6 +30,7 @@ use crate::opcode::Opcode;
 use crate::shape::Shape;
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
+use crate::verify::{buffers, collective_deadlock};
 
 pub(super) fn check(cx: &mut Checker) {
     let mut tracer = ChainTracer::new(cx.m);
@@ -53,8 +59,9 @@ pub(super) fn check(cx: &mut Checker) {
     check_first_class_pairs(cx, &users, &first_class);
     check_chains(cx, &mut tracer, &users, &async_ops);
     check_async_computations(cx, &async_ops);
+    buffers::check(cx);
     check_caller_threads(cx);
-    check_deadlock(cx);
+    collective_deadlock::check(cx);
 }
 
 /// The users of the async values (and first-class starts) of the module,
@@ -841,7 +848,7 @@ fn is_while_body(cx: &Checker, comp: Comp) -> bool {
     })
 }
 
-// ----- R11, R13, R14 -----
+// ----- R11, R13 (R12 is in `buffers`, R14 in `collective_deadlock`) -----
 
 /// R11: an async computation on the main thread is its root and parameters,
 /// unless the start groups collectives or the computation is an async barrier.
@@ -922,73 +929,6 @@ fn check_caller_threads(cx: &mut Checker) {
                         ),
                     )
                     .with_hint("a computation runs on the thread of the instruction that calls it");
-                }
-            }
-        }
-    }
-}
-
-/// R14: in a scheduled computation, async collectives that synchronize with
-/// other devices must not be ordered so that two sends or receives of the same
-/// channel wait on each other: a send-done or recv-done may not come before the
-/// send or recv of its own pair, and the sends and receives of one channel must
-/// finish in the order they start.
-fn check_deadlock(cx: &mut Checker) {
-    let Some(schedule) = &cx.m.schedule else {
-        return;
-    };
-    for (comp, sequence) in &schedule.sequences {
-        // Per channel: the order in which its transfers start and finish.
-        let mut started: FxHashMap<(i64, bool), Vec<Instr>> = FxHashMap::default();
-        let mut finished: FxHashMap<(i64, bool), Vec<Instr>> = FxHashMap::default();
-        for &instr in sequence {
-            let Some(data) = cx.m.instrs.get(instr) else {
-                continue;
-            };
-            let Attrs::SendRecv {
-                channel_id: Some(channel),
-                ..
-            } = data.attrs
-            else {
-                continue;
-            };
-            let is_send = matches!(data.opcode, Opcode::Send | Opcode::SendDone);
-            match data.opcode {
-                Opcode::Send | Opcode::Recv => {
-                    started.entry((channel, is_send)).or_default().push(instr)
-                }
-                Opcode::SendDone | Opcode::RecvDone => {
-                    finished.entry((channel, is_send)).or_default().push(instr)
-                }
-                _ => {}
-            }
-        }
-        for (key, dones) in &finished {
-            let starts = started.get(key).map_or(&[][..], Vec::as_slice);
-            for (k, &done) in dones.iter().enumerate() {
-                let Some(&operand) = cx.data(done).operands.first() else {
-                    continue;
-                };
-                let matching = starts.get(k).copied();
-                let source = cx.m.instrs.get(operand).and_then(|d| {
-                    if matches!(d.opcode, Opcode::Send | Opcode::Recv) {
-                        Some(operand)
-                    } else {
-                        d.operands.first().copied()
-                    }
-                });
-                if matching.is_some() && source.is_some() && matching != source {
-                    cx.report(
-                        Rule::AsyncDeadlock,
-                        done,
-                        format!(
-                            "{} finishes channel {} out of order in the schedule of %{}: transfers of one channel must finish in the order they start",
-                            cx.name(done),
-                            key.0,
-                            cx.m.comps[*comp].name
-                        ),
-                    )
-                    .with_hint("reorder the dones to match their sends and receives, or give the transfers separate channel_id values");
                 }
             }
         }

@@ -119,11 +119,11 @@ rules! {
     AsyncOrphanUpdate => "R10",
     /// R11: a main-thread async computation is one instruction and parameters.
     AsyncComputation => "R11",
-    /// R12: buffer checks inside async computations.
+    /// R12: buffers (`b(…)` shapes) are created, pinned and written only as XLA allows; inside async computations only a root custom-call is checked.
     AsyncBuffers => "R12",
     /// R13: callers run on their callee's thread.
     CallerThread => "R13",
-    /// R14: scheduled async collectives cannot deadlock.
+    /// R14: in a scheduled module, sends and receives pair up without deadlock (XLA's collective-deadlock state machine, grouped transfers included).
     AsyncDeadlock => "R14",
     /// A scheduled module lists each live instruction once, after its operands.
     Schedule => "schedule",

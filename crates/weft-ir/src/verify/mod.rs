@@ -14,7 +14,8 @@
 //! 3. [`shapes`]: per opcode family, the result shape follows from the operands
 //!    and attributes (XLA's `ShapeInference`), and operands have the types the
 //!    opcode needs.
-//! 4. [`async_rules`]: XLA's async rules R1–R14.
+//! 4. [`async_rules`]: XLA's async rules R1–R14, with R12 (explicit buffers)
+//!    in [`buffers`] and R14 (collective deadlocks) in [`collective_deadlock`].
 //! 5. [`schedule`]: a scheduled module lists every live instruction once, after
 //!    its operands.
 //!
@@ -23,7 +24,9 @@
 //! the parsed text.
 
 mod async_rules;
+mod buffers;
 mod checker;
+mod collective_deadlock;
 mod error;
 mod expected;
 mod handles;
