@@ -56,7 +56,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 continue;
             }
         };
-        let (errors, instructions) = check_text(&source.text, &options);
+        let (errors, count, unit) =
+            if crate::fmt::InputFormat::of(Some(path), None) == crate::fmt::InputFormat::Mlir {
+                let (errors, ops) = check_mlir(&source.text);
+                (errors, ops, "ops")
+            } else {
+                let (errors, instructions) = check_text(&source.text, &options);
+                (errors, instructions, "instructions")
+            };
         all_clean &= errors.is_empty();
         for error in &errors {
             match args.format {
@@ -67,14 +74,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         match args.format {
             Format::Human => {
                 if errors.is_empty() {
-                    eprintln!("{}: ok ({instructions} instructions)", source.name);
+                    eprintln!("{}: ok ({count} {unit})", source.name);
                 } else {
                     let plural = if errors.len() == 1 { "" } else { "s" };
                     eprintln!("{}: {} error{plural}", source.name, errors.len());
                 }
             }
             Format::Json => println!(
-                "{{\"file\":{},\"summary\":true,\"errors\":{},\"instructions\":{instructions}}}",
+                "{{\"file\":{},\"summary\":true,\"errors\":{},\"{unit}\":{count}}}",
                 json_string(&source.name),
                 errors.len()
             ),
@@ -113,6 +120,35 @@ fn check_text(text: &str, options: &VerifyOptions) -> (Vec<Reported>, usize) {
             .collect(),
     };
     (errors, instructions)
+}
+
+/// Parses and verifies StableHLO `text`: the errors, and the number of ops.
+fn check_mlir(text: &str) -> (Vec<Reported>, usize) {
+    let body = match weft_stablehlo::text::parse(text) {
+        Ok(body) => body,
+        Err(diagnostic) => {
+            return (
+                vec![Reported {
+                    rule: "parse",
+                    diagnostic: *diagnostic,
+                }],
+                0,
+            );
+        }
+    };
+    let mut ops = 0usize;
+    body.walk(body.module, &mut |_| ops += 1);
+    let errors = match weft_stablehlo::verify(&body) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors
+            .iter()
+            .map(|e| Reported {
+                rule: "stablehlo",
+                diagnostic: e.to_diagnostic(&body),
+            })
+            .collect(),
+    };
+    (errors, ops.saturating_sub(1))
 }
 
 fn json_error(file: &str, text: &str, error: &Reported) -> String {

@@ -1,4 +1,5 @@
-//! `weft fmt`: parse an HLO module and print its canonical text.
+//! `weft fmt`: parse an HLO module or a StableHLO (MLIR) file and print its
+//! canonical text.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,10 +9,45 @@ use weft_ir::text::{PrintOptions, Style};
 
 use crate::input;
 
+/// The text format of an input.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// XLA HLO text.
+    Hlo,
+    /// StableHLO in MLIR text.
+    Mlir,
+}
+
+impl InputFormat {
+    /// The format a file's name says (`.mlir` is MLIR, anything else HLO),
+    /// unless `chosen` overrides it.
+    pub fn of(path: Option<&std::path::Path>, chosen: Option<InputFormat>) -> InputFormat {
+        chosen.unwrap_or_else(|| {
+            if path.is_some_and(|p| p.extension().is_some_and(|e| e == "mlir")) {
+                InputFormat::Mlir
+            } else {
+                InputFormat::Hlo
+            }
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct FmtArgs {
-    /// The HLO file to format; `-` or nothing reads standard input.
+    /// The file to format (HLO, or StableHLO when it ends in `.mlir`); `-` or
+    /// nothing reads standard input.
     file: Option<PathBuf>,
+    /// The input's format, when its name does not say (standard input is HLO
+    /// unless this says otherwise).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormat>,
+    /// MLIR: print every op in the generic form (`"stablehlo.add"(%a, %b) :
+    /// (…) -> …`), as `--mlir-print-op-generic` does.
+    #[arg(long)]
+    generic: bool,
+    /// MLIR: leave out locations (`loc(…)`) and location aliases.
+    #[arg(long)]
+    strip_locations: bool,
     /// Print XLA's short form: no `%`, no operand shapes, no computation
     /// signatures, no metadata or control predecessors.
     #[arg(long)]
@@ -44,6 +80,13 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         }
     };
     let read = millis(start);
+    if InputFormat::of(args.file.as_deref(), args.input_format) == InputFormat::Mlir {
+        return run_mlir(args, &source, read);
+    }
+    if args.generic || args.strip_locations {
+        eprintln!("error: --generic and --strip-locations apply to StableHLO (.mlir) input");
+        return ExitCode::FAILURE;
+    }
     let start = Instant::now();
     let module = match weft_ir::text::parse(&source.text) {
         Ok(m) => m,
@@ -74,6 +117,38 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     // Exiting frees everything at once; tearing a large module down piece by
     // piece first would only cost time.
     std::mem::forget(module);
+    if args.timings {
+        eprintln!("read: {read:.1} ms");
+        eprintln!("parse: {parse:.1} ms");
+        eprintln!("print: {:.1} ms", millis(start));
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
+    if args.short || args.no_sugar {
+        eprintln!("error: --short and --no-sugar apply to HLO input; StableHLO has --generic");
+        return ExitCode::FAILURE;
+    }
+    let start = Instant::now();
+    let body = match weft_stablehlo::text::parse(&source.text) {
+        Ok(body) => body,
+        Err(diagnostic) => {
+            eprint!("{}", diagnostic.render(&source.name, &source.text));
+            return ExitCode::FAILURE;
+        }
+    };
+    let parse = millis(start);
+    let start = Instant::now();
+    let options = weft_stablehlo::text::PrintOptions {
+        generic: args.generic,
+        strip_locations: args.strip_locations,
+    };
+    let text = weft_stablehlo::text::print(&body, &options);
+    if let Err(e) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes())) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     if args.timings {
         eprintln!("read: {read:.1} ms");
         eprintln!("parse: {parse:.1} ms");

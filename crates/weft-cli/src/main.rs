@@ -12,9 +12,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// weft reads and writes XLA HLO programs whose operations run
-/// asynchronously (async-start/update/done, first-class start/done pairs, and the
-/// `<op>-start` sugar).
+/// weft reads and writes XLA HLO and StableHLO programs whose operations run
+/// asynchronously (HLO's async-start/update/done, first-class start/done pairs and
+/// `<op>-start` sugar; StableHLO's futures, async_start/async_done and start/done
+/// pairs).
 #[derive(Parser)]
 #[command(name = "weft", version, about, long_about = None)]
 struct Cli {
@@ -24,19 +25,24 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the canonical text of an HLO module.
+    /// Print the canonical text of an HLO module or a StableHLO file.
     ///
     /// Reads FILE (or standard input when FILE is `-` or absent), parses it, and
-    /// prints XLA's canonical text for it: the long form by default (as XLA's
+    /// prints its canonical text. For StableHLO (`.mlir`) that is what MLIR's
+    /// printer writes (custom op forms, MLIR's value names; --generic for the
+    /// generic form). For HLO it is XLA's canonical text: the long form by default (as XLA's
     /// `HloModule::ToString`, with `%` names, operand shapes, computation
     /// signatures and metadata), or the short form with --short (XLA's
     /// ShortParsable). Async operations print with `<op>-start/-update/-done`
     /// sugar wherever XLA prints it. Exit status 0 on success, 1 on a parse error
     /// (reported as file:line:col with the offending text).
     Fmt(fmt::FmtArgs),
-    /// Parse and verify HLO files.
+    /// Parse and verify HLO and StableHLO files.
     ///
-    /// Checks each FILE the way XLA's HloVerifier does: shapes of every opcode
+    /// A `.mlir` FILE is checked by weft's StableHLO verifier (op structure,
+    /// functions and calls, async_start/async_done and futures, explicit start/done
+    /// pairs, JAX's async custom calls, collective attributes) with the dialect's
+    /// messages. Any other FILE is HLO, checked the way XLA's HloVerifier does: shapes of every opcode
     /// family, callee signatures, the async rules (start/update/done shapes and
     /// operands, chains, threads, first-class pairs) and the schedule. Every
     /// error is reported with file:line:col, the source line and a hint, followed

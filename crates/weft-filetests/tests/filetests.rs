@@ -25,6 +25,8 @@
 //!   must equal `<file>.pretty.expected` or `<file>.generic.expected` and be a
 //!   fixed point; the generic text must also be the same program as the pretty
 //!   one (parsing it and printing pretty gives the file's pretty print).
+//! - `check` on a `.mlir` file works as on an HLO file (below), with the
+//!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
 //!   comment. The diagnostic must start on the *target line* and its message or
 //!   hint must contain `<text>`. The target line is the comment's own line when
@@ -164,10 +166,11 @@ impl Command {
         if format == Format::Mlir {
             return match (words.next(), words.next(), words.next()) {
                 (Some("error"), None, _) => Ok(Command::Error),
+                (Some("check"), None, _) => Ok(Command::Check),
                 (Some("fmt"), None, _) => Ok(Command::MlirFmt { generic: false }),
                 (Some("fmt"), Some("--generic"), None) => Ok(Command::MlirFmt { generic: true }),
                 _ => Err(format!(
-                    "unknown command `{}` for a .mlir file (expected `fmt [--generic]` or `error`)",
+                    "unknown command `{}` for a .mlir file (expected `fmt [--generic]`, `error` or `check`)",
                     text.trim()
                 )),
             };
@@ -264,6 +267,9 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
                 run_fmt(&rel, &source, &options, &expected)
             }
             Command::MlirFmt { generic } => run_mlir_fmt(&rel, &source, generic, &expected),
+            Command::Check if Format::of(&path) == Format::Mlir => {
+                run_mlir_check(&rel, &source, &expected)
+            }
             Command::Error if Format::of(&path) == Format::Mlir => {
                 run_error(&rel, &source, &expected, |text| {
                     mlir::parse(text).map(drop).map_err(|d| *d)
@@ -493,7 +499,6 @@ fn run_error(
 }
 
 fn run_check(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
-    let directives = error_directives(source)?;
     let (module, map) = match catch_unwind(AssertUnwindSafe(|| {
         weft_ir::text::parse_with_source_map(source)
     })) {
@@ -510,6 +515,34 @@ fn run_check(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
         .iter()
         .map(|e| e.to_diagnostic(&module, source, &map))
         .collect();
+    compare_verifier_errors(rel, source, expected, diagnostics)
+}
+
+fn run_mlir_check(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let body = match catch_unwind(AssertUnwindSafe(|| mlir::parse(source))) {
+        Err(p) => return Err(format!("the parser panicked: {}", panic_message(&*p)).into()),
+        Ok(Err(d)) => return Err(format!("does not parse:\n{}", d.render(rel, source)).into()),
+        Ok(Ok(body)) => body,
+    };
+    let errors = match catch_unwind(AssertUnwindSafe(|| weft_stablehlo::verify(&body))) {
+        Err(p) => return Err(format!("the verifier panicked: {}", panic_message(&*p)).into()),
+        Ok(Ok(())) => Vec::new(),
+        Ok(Err(errors)) => errors,
+    };
+    let diagnostics = errors.iter().map(|e| e.to_diagnostic(&body)).collect();
+    compare_verifier_errors(rel, source, expected, diagnostics)
+}
+
+/// Every `// error:` directive must match one diagnostic on its line and
+/// every diagnostic one directive; the rendered diagnostics must equal the
+/// expected file.
+fn compare_verifier_errors(
+    rel: &str,
+    source: &str,
+    expected: &Path,
+    diagnostics: Vec<Diagnostic>,
+) -> Result<(), Failed> {
+    let directives = error_directives(source)?;
     let rendered: String = diagnostics.iter().map(|d| d.render(rel, source)).collect();
     let mut failures = Vec::new();
     let mut matched = vec![false; diagnostics.len()];

@@ -3,7 +3,8 @@
 //! - [`ir`]: the op model — MLIR's operations, values, blocks and regions in one
 //!   arena ([`ir::Body`]), with types, attributes and locations;
 //! - [`ops`]: the op table (names, custom syntax, inherent attributes);
-//! - [`text`]: the MLIR text reader and writer.
+//! - [`text`]: the MLIR text reader and writer;
+//! - [`verify`]: the verifier (structure, async ops, collectives).
 //!
 //! ```
 //! let text = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %x, %x : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
@@ -17,3 +18,6 @@
 pub mod ir;
 pub mod ops;
 pub mod text;
+pub mod verify;
+
+pub use verify::{VerifyError, verify};

@@ -33,6 +33,87 @@ pub enum Syntax {
     Compare,
     /// `chlo.erf_inv %a : t -> u`.
     ChloUnary,
+    /// `stablehlo.broadcast_in_dim %x, dims = [0] : (t) -> u`.
+    BroadcastInDim,
+    /// `stablehlo.dynamic_broadcast_in_dim %x, %shape, dims = [0] : (t, s) -> u`.
+    DynamicBroadcastInDim,
+    /// `stablehlo.iota dim = 0 : t`.
+    Iota,
+    /// `stablehlo.dynamic_iota %shape, dim = 0 : (s) -> t`.
+    DynamicIota,
+    /// `stablehlo.transpose %x, dims = [1, 0] : (t) -> u`.
+    Transpose,
+    /// `stablehlo.reverse %x, dims = [0] : t`.
+    Reverse,
+    /// `stablehlo.concatenate %a, %b, dim = 0 : (t, u) -> v`.
+    Concatenate,
+    /// `stablehlo.slice %x [1:3, 0:8:2] : (t) -> u`.
+    Slice,
+    /// `stablehlo.dynamic_slice %x, %i, sizes = [2] : (t, i) -> u`.
+    DynamicSlice,
+    /// `stablehlo.pad %x, %v, low = [1], high = [0], interior = [0] : (t, v) -> u`.
+    Pad,
+    /// `stablehlo.get_dimension_size %x, dim = 0 : (t) -> tensor<i32>`.
+    GetDimensionSize,
+    /// `stablehlo.tuple %a, %b : tuple<t, u>`.
+    Tuple,
+    /// `stablehlo.get_tuple_element %t[0] : (tuple<t, u>) -> t`.
+    GetTupleElement,
+    /// `stablehlo.select %p, %a, %b : tensor<2xi1>, tensor<2xf32>` or a function type.
+    Select,
+    /// `stablehlo.complex %re, %im : tensor<2xcomplex<f32>>` or a function type.
+    ComplexOpType,
+    /// `stablehlo.reduce_precision %x, format = e5m10 : t`.
+    ReducePrecision,
+    /// `stablehlo.optimization_barrier %a, %b : t, u`, or `()` without operands.
+    OptimizationBarrier,
+    /// `stablehlo.custom_call @target(%x) {attrs} : (t) -> u`.
+    CustomCall,
+    /// `stablehlo.composite "name" %x {attrs} : (t) -> u`.
+    Composite,
+    /// `stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (…) -> t`.
+    Rng,
+    /// `stablehlo.rng_bit_generator %state, algorithm = DEFAULT : (s) -> (s, t)`.
+    RngBitGenerator,
+    /// `stablehlo.fft %x, type = FFT, length = [4] : (t) -> u`.
+    Fft,
+    /// `stablehlo.cholesky %a, lower = true : t`.
+    Cholesky,
+    /// `stablehlo.dot %a, %b, precision = [DEFAULT, DEFAULT] : (t, u) -> v`.
+    Dot,
+    /// `stablehlo.dot_general %a, %b, batching_dims = [0] x [0],
+    /// contracting_dims = [2] x [1], precision = […], algorithm = <…> : (t, u) -> v`.
+    DotGeneral,
+    /// `stablehlo.convolution(%a, %b) dim_numbers = […]x[…]->[…], window = {…} {attrs} : (t, u) -> v`.
+    Convolution,
+    /// `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [0] : (t, u) -> v`,
+    /// or `… across dimensions = [0] : (t, u) -> v reducer(%a: s, %b: s) {…}`.
+    Reduce,
+    /// `stablehlo.while(%iterArg = %a) : t cond {…} do {…}`.
+    While,
+    /// `chlo.scan(%x) inits(%c) dimension=0 {…} : (t, u) -> (v, w)`.
+    ChloScan,
+    /// `chlo.top_k(%x, k = 4) : t -> (u, v)`.
+    ChloTopK,
+    /// `check.expect_eq %a, %b : t`, `check.expect_almost_eq %a, %b, tolerance = 0.1 : t`.
+    CheckOperands,
+    /// `check.expect_eq_const %a, dense<…> : t` and `check.expect_almost_eq_const`.
+    CheckConstant,
+    /// `check.expect_close %a, %b, max_ulp_difference = 3 : t, t`.
+    CheckClose,
+    /// `check.expect_serialized_eq %a, probe_id = "p", iter = 1 : t`.
+    CheckSerializedEq,
+    /// `interpreter.probe %a, probe_id = "p" : t`.
+    Probe,
+    /// `interpreter.print %a {attrs} : t`: operands and their types, no results.
+    OperandTypes,
+    /// `sdy.mesh @mesh = <["x"=8]>`.
+    SdyMesh,
+    /// `sdy.sharding_constraint %x <@mesh, [{"x"}]> : t`.
+    SdyShardingConstraint,
+    /// `sdy.manual_computation(%x) in_shardings=[…] out_shardings=[…] manual_axes={"x"}
+    /// (%arg1: t) {…} : (t) -> u`.
+    SdyManualComputation,
     /// An op whose custom form weft does not implement yet; it must be written in
     /// the generic form.
     Unimplemented,
@@ -99,7 +180,7 @@ op_table! {
     Ceil, "stablehlo.ceil", SameOperandsAndResultType, [];
     Clamp, "stablehlo.clamp", SameOperandsAndResultType, [];
     CountLeadingZeros, "stablehlo.count_leading_zeros", SameOperandsAndResultType, [];
-    Complex, "stablehlo.complex", SameOperandsAndResultType, [];
+    Complex, "stablehlo.complex", ComplexOpType, [];
     Convert, "stablehlo.convert", SameOperandsAndResultType, [];
     Cosine, "stablehlo.cosine", SameOperandsAndResultType, ["result_accuracy"];
     Divide, "stablehlo.divide", SameOperandsAndResultType, [];
@@ -135,60 +216,60 @@ op_table! {
     Tanh, "stablehlo.tanh", SameOperandsAndResultType, ["result_accuracy"];
     Xor, "stablehlo.xor", SameOperandsAndResultType, [];
     Compare, "stablehlo.compare", Compare, ["compare_type", "comparison_direction"];
-    Select, "stablehlo.select", Unimplemented, [];
-    ReducePrecision, "stablehlo.reduce_precision", Unimplemented, ["exponent_bits", "mantissa_bits"];
+    Select, "stablehlo.select", Select, [];
+    ReducePrecision, "stablehlo.reduce_precision", ReducePrecision, ["exponent_bits", "mantissa_bits"];
     Constant, "stablehlo.constant", Constant, ["value"];
-    Iota, "stablehlo.iota", Unimplemented, ["iota_dimension"];
-    DynamicIota, "stablehlo.dynamic_iota", Unimplemented, ["iota_dimension"];
+    Iota, "stablehlo.iota", Iota, ["iota_dimension"];
+    DynamicIota, "stablehlo.dynamic_iota", DynamicIota, ["iota_dimension"];
 
     // stablehlo: data movement
     BitcastConvert, "stablehlo.bitcast_convert", FunctionalType, [];
     Reshape, "stablehlo.reshape", FunctionalType, [];
     DynamicReshape, "stablehlo.dynamic_reshape", FunctionalType, [];
-    BroadcastInDim, "stablehlo.broadcast_in_dim", Unimplemented, ["broadcast_dimensions"];
-    DynamicBroadcastInDim, "stablehlo.dynamic_broadcast_in_dim", Unimplemented, ["broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"];
-    Transpose, "stablehlo.transpose", Unimplemented, ["permutation"];
-    Reverse, "stablehlo.reverse", Unimplemented, ["dimensions"];
-    Concatenate, "stablehlo.concatenate", Unimplemented, ["dimension"];
-    Slice, "stablehlo.slice", Unimplemented, ["limit_indices", "start_indices", "strides"];
-    DynamicSlice, "stablehlo.dynamic_slice", Unimplemented, ["slice_sizes"];
+    BroadcastInDim, "stablehlo.broadcast_in_dim", BroadcastInDim, ["broadcast_dimensions"];
+    DynamicBroadcastInDim, "stablehlo.dynamic_broadcast_in_dim", DynamicBroadcastInDim, ["broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"];
+    Transpose, "stablehlo.transpose", Transpose, ["permutation"];
+    Reverse, "stablehlo.reverse", Reverse, ["dimensions"];
+    Concatenate, "stablehlo.concatenate", Concatenate, ["dimension"];
+    Slice, "stablehlo.slice", Slice, ["limit_indices", "start_indices", "strides"];
+    DynamicSlice, "stablehlo.dynamic_slice", DynamicSlice, ["slice_sizes"];
     DynamicUpdateSlice, "stablehlo.dynamic_update_slice", FunctionalType, [];
     RealDynamicSlice, "stablehlo.real_dynamic_slice", FunctionalType, [];
-    Pad, "stablehlo.pad", Unimplemented, ["edge_padding_high", "edge_padding_low", "interior_padding"];
+    Pad, "stablehlo.pad", Pad, ["edge_padding_high", "edge_padding_low", "interior_padding"];
     DynamicPad, "stablehlo.dynamic_pad", FunctionalType, [];
     Gather, "stablehlo.gather", Generic, ["dimension_numbers", "indices_are_sorted", "slice_sizes"];
     DynamicGather, "stablehlo.dynamic_gather", Generic, ["dimension_numbers", "indices_are_sorted"];
     Scatter, "stablehlo.scatter", Generic, ["indices_are_sorted", "scatter_dimension_numbers", "unique_indices"];
-    GetDimensionSize, "stablehlo.get_dimension_size", Unimplemented, ["dimension"];
-    Tuple, "stablehlo.tuple", Unimplemented, [];
-    GetTupleElement, "stablehlo.get_tuple_element", Unimplemented, ["index"];
+    GetDimensionSize, "stablehlo.get_dimension_size", GetDimensionSize, ["dimension"];
+    Tuple, "stablehlo.tuple", Tuple, [];
+    GetTupleElement, "stablehlo.get_tuple_element", GetTupleElement, ["index"];
     UniformQuantize, "stablehlo.uniform_quantize", FunctionalType, [];
     UniformDequantize, "stablehlo.uniform_dequantize", FunctionalType, [];
 
     // stablehlo: linear algebra, reductions, control flow
-    Dot, "stablehlo.dot", Unimplemented, ["precision_config"];
-    DotGeneral, "stablehlo.dot_general", Unimplemented, ["algorithm", "dot_dimension_numbers", "precision_config"];
-    Convolution, "stablehlo.convolution", Unimplemented, ["batch_group_count", "dimension_numbers", "feature_group_count", "lhs_dilation", "padding", "precision_config", "rhs_dilation", "window_reversal", "window_strides"];
-    Fft, "stablehlo.fft", Unimplemented, ["fft_length", "fft_type"];
+    Dot, "stablehlo.dot", Dot, ["precision_config"];
+    DotGeneral, "stablehlo.dot_general", DotGeneral, ["algorithm", "dot_dimension_numbers", "precision_config"];
+    Convolution, "stablehlo.convolution", Convolution, ["batch_group_count", "dimension_numbers", "feature_group_count", "lhs_dilation", "padding", "precision_config", "rhs_dilation", "window_reversal", "window_strides"];
+    Fft, "stablehlo.fft", Fft, ["fft_length", "fft_type"];
     TriangularSolve, "stablehlo.triangular_solve", Generic, ["left_side", "lower", "transpose_a", "unit_diagonal"];
-    Cholesky, "stablehlo.cholesky", Unimplemented, ["lower"];
-    Reduce, "stablehlo.reduce", Unimplemented, ["dimensions"];
+    Cholesky, "stablehlo.cholesky", Cholesky, ["lower"];
+    Reduce, "stablehlo.reduce", Reduce, ["dimensions"];
     ReduceWindow, "stablehlo.reduce_window", Generic, ["base_dilations", "padding", "window_dilations", "window_dimensions", "window_strides"];
     SelectAndScatter, "stablehlo.select_and_scatter", Generic, ["padding", "window_dimensions", "window_strides"];
     Sort, "stablehlo.sort", Generic, ["dimension", "is_stable"];
     Map, "stablehlo.map", Generic, ["dimensions"];
-    While, "stablehlo.while", Unimplemented, [];
+    While, "stablehlo.while", While, [];
     If, "stablehlo.if", Generic, [];
     Case, "stablehlo.case", Generic, [];
     Return, "stablehlo.return", Return, [];
-    OptimizationBarrier, "stablehlo.optimization_barrier", Unimplemented, [];
-    CustomCall, "stablehlo.custom_call", Unimplemented, ["api_version", "backend_config", "call_target_name", "called_computations", "has_side_effect", "operand_layouts", "output_operand_aliases", "result_layouts"];
-    Composite, "stablehlo.composite", Unimplemented, ["composite_attributes", "decomposition", "name", "version"];
+    OptimizationBarrier, "stablehlo.optimization_barrier", OptimizationBarrier, [];
+    CustomCall, "stablehlo.custom_call", CustomCall, ["api_version", "backend_config", "call_target_name", "called_computations", "has_side_effect", "operand_layouts", "output_operand_aliases", "result_layouts"];
+    Composite, "stablehlo.composite", Composite, ["composite_attributes", "decomposition", "name", "version"];
     BatchNormGrad, "stablehlo.batch_norm_grad", Generic, ["epsilon", "feature_index"];
     BatchNormInference, "stablehlo.batch_norm_inference", Generic, ["epsilon", "feature_index"];
     BatchNormTraining, "stablehlo.batch_norm_training", Generic, ["epsilon", "feature_index"];
-    Rng, "stablehlo.rng", Unimplemented, ["rng_distribution"];
-    RngBitGenerator, "stablehlo.rng_bit_generator", Unimplemented, ["rng_algorithm"];
+    Rng, "stablehlo.rng", Rng, ["rng_distribution"];
+    RngBitGenerator, "stablehlo.rng_bit_generator", RngBitGenerator, ["rng_algorithm"];
 
     // stablehlo: distribution and side effects
     ReplicaId, "stablehlo.replica_id", ResultTypes, [];
@@ -233,25 +314,25 @@ op_table! {
     ChloTan, "chlo.tan", ChloUnary, [];
     ChloMulhi, "chlo.mulhi", Generic, [];
     ChloRaggedDot, "chlo.ragged_dot", Generic, ["precision_config", "ragged_dot_dimension_numbers"];
-    ChloScan, "chlo.scan", Unimplemented, ["dimension", "is_associative", "is_reverse"];
-    ChloTopK, "chlo.top_k", Unimplemented, ["k"];
+    ChloScan, "chlo.scan", ChloScan, ["dimension", "is_associative", "is_reverse", "operandSegmentSizes", "resultSegmentSizes"];
+    ChloTopK, "chlo.top_k", ChloTopK, ["k", "largest"];
 
     // Shardy
-    SdyMesh, "sdy.mesh", Unimplemented, ["mesh", "sym_name"];
-    SdyShardingConstraint, "sdy.sharding_constraint", Unimplemented, ["sharding"];
-    SdyManualComputation, "sdy.manual_computation", Unimplemented, ["in_shardings", "manual_axes", "out_shardings"];
+    SdyMesh, "sdy.mesh", SdyMesh, ["mesh", "sym_name"];
+    SdyShardingConstraint, "sdy.sharding_constraint", SdyShardingConstraint, ["sharding"];
+    SdyManualComputation, "sdy.manual_computation", SdyManualComputation, ["in_shardings", "manual_axes", "out_shardings"];
     SdyReturn, "sdy.return", Return, [];
 
     // the StableHLO test dialects
-    CheckExpectEq, "check.expect_eq", Unimplemented, [];
-    CheckExpectEqConst, "check.expect_eq_const", Unimplemented, ["value"];
-    CheckExpectAlmostEq, "check.expect_almost_eq", Unimplemented, ["tolerance"];
-    CheckExpectAlmostEqConst, "check.expect_almost_eq_const", Unimplemented, ["tolerance", "value"];
-    CheckExpectClose, "check.expect_close", Unimplemented, ["max_ulp_difference", "min_ulp_difference"];
-    CheckExpectSerializedEq, "check.expect_serialized_eq", Unimplemented, ["iteration", "probe_id"];
+    CheckExpectEq, "check.expect_eq", CheckOperands, [];
+    CheckExpectEqConst, "check.expect_eq_const", CheckConstant, ["value"];
+    CheckExpectAlmostEq, "check.expect_almost_eq", CheckOperands, ["tolerance"];
+    CheckExpectAlmostEqConst, "check.expect_almost_eq_const", CheckConstant, ["tolerance", "value"];
+    CheckExpectClose, "check.expect_close", CheckClose, ["max_ulp_difference", "min_ulp_difference"];
+    CheckExpectSerializedEq, "check.expect_serialized_eq", CheckSerializedEq, ["iteration", "probe_id"];
     InterpreterRunParallel, "interpreter.run_parallel", Generic, ["infeed", "programs"];
-    InterpreterPrint, "interpreter.print", Unimplemented, [];
-    InterpreterProbe, "interpreter.probe", Unimplemented, ["probe_id"];
+    InterpreterPrint, "interpreter.print", OperandTypes, [];
+    InterpreterProbe, "interpreter.probe", Probe, ["probe_id"];
 }
 
 /// An op's name: one weft knows, or any other.

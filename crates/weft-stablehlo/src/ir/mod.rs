@@ -131,7 +131,7 @@ pub struct Body {
     pub location_aliases: Vec<LocationAlias>,
     /// A `{-# … #-}` file metadata block (dialect resources), kept as written.
     pub file_metadata: Option<String>,
-    /// Source spans of ops (side table; empty for built modules).
+    /// Source spans of op names (side table; empty for built modules).
     pub op_spans: Vec<Span>,
 }
 
@@ -232,7 +232,7 @@ impl Body {
         self.regions[self.blocks[block].parent?].parent
     }
 
-    /// The source span of `op`, if it was parsed.
+    /// The source span of `op`'s name, if it was parsed.
     pub fn span(&self, op: Op) -> Option<Span> {
         self.op_spans
             .get(weft_ir::entity::EntityRef::index(op))

@@ -746,10 +746,20 @@ pub fn print_attribute_name(out: &mut String, name: &str) {
     }
 }
 
-/// `@name`, quoted when the name is not an identifier.
+/// `@name`, quoted when the name is not a suffix identifier (MLIR's
+/// `suffix-id`: digits only, or a letter or one of `$._-` followed by letters,
+/// digits and `$._-`).
 pub fn print_symbol_name(out: &mut String, name: &str) {
     out.push('@');
-    if is_bare_identifier(name) {
+    let bytes = name.as_bytes();
+    let is_punct = |b: u8| matches!(b, b'$' | b'.' | b'_' | b'-');
+    let suffix_id = !bytes.is_empty()
+        && (bytes.iter().all(u8::is_ascii_digit)
+            || ((bytes[0].is_ascii_alphabetic() || is_punct(bytes[0]))
+                && bytes
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || is_punct(b))));
+    if suffix_id {
         out.push_str(name);
     } else {
         print_string(out, name);

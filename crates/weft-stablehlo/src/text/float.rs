@@ -143,10 +143,8 @@ fn apfloat_to_string(
     } else {
         format_precision
     };
-    // Digits of the exact decimal expansion, most significant first, and the
-    // decimal exponent of the last digit.
-    let (mut digits, mut exponent) = exact_digits(magnitude, precision);
-    // Round half up to `precision` digits (APFloat's AdjustToPrecision).
+    let (mut digits, mut exponent) = significand_digits(magnitude, precision);
+    // Round half up to `precision` digits (APFloat's decimal AdjustToPrecision).
     if digits.len() > precision {
         let dropped = digits.len() - precision;
         let round_up = digits[precision] >= b'5';
@@ -239,30 +237,127 @@ fn apfloat_to_string(
     out
 }
 
-/// The decimal digits of a positive finite `value` (enough of them that the
-/// digit after position `precision` is exact), without trailing zeros, and the
-/// power of ten of the last digit.
-fn exact_digits(value: f64, precision: usize) -> (Vec<u8>, i64) {
-    // Rust formats with correct rounding at the requested length; 40 extra
-    // digits make the first dropped digit exact unless they are all nines,
-    // in which case ask for the whole expansion.
-    let mut extra = precision + 40;
-    loop {
-        let text = format!("{:.*e}", extra, value);
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        let exp: i64 = exp.parse().unwrap_or(0);
-        let mut digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-        let tail_all_nines =
-            digits.len() > precision + 1 && digits[precision + 1..].iter().all(|&d| d == b'9');
-        if tail_all_nines && extra < 1100 {
-            extra = 1100;
-            continue;
+/// APFloat's decimal significand of a positive finite `value`: the exact
+/// integer `D` with `value = D × 10^e`, first cut down by *truncating* division
+/// to about `precision` digits' worth of bits (APFloat's binary
+/// AdjustToPrecision, which is why MLIR prints `9.99999974E-6` for the f32
+/// nearest 1e-5), then its digits without trailing zeros. Returns the digits,
+/// most significant first, and the power of ten of the last one.
+fn significand_digits(value: f64, precision: usize) -> (Vec<u8>, i64) {
+    let bits = value.to_bits();
+    let biased = ((bits >> 52) & 0x7FF) as i64;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut mantissa, mut exponent2) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    };
+    let zeros = mantissa.trailing_zeros();
+    mantissa >>= zeros;
+    exponent2 += i64::from(zeros);
+    let mut number = BigUint::from(mantissa);
+    let mut exponent10 = 0i64;
+    if exponent2 > 0 {
+        number.shift_left(exponent2 as u32);
+    } else {
+        for _ in 0..(-exponent2) {
+            number.multiply(5);
         }
-        while digits.len() > 1 && digits.last() == Some(&b'0') {
-            digits.pop();
+        exponent10 = exponent2;
+    }
+    let required = (precision * 196).div_ceil(59) as u64;
+    let active = number.bit_length();
+    if active > required {
+        let removable = (active - required) * 59 / 196;
+        for _ in 0..removable {
+            number.divide(10);
         }
-        let last_exponent = exp - (digits.len() as i64 - 1);
-        return (digits, last_exponent);
+        exponent10 += removable as i64;
+    }
+    let mut digits = Vec::new();
+    let mut trailing = true;
+    while !number.is_zero() {
+        let digit = number.divide(10) as u8;
+        if trailing && digit == 0 {
+            exponent10 += 1;
+        } else {
+            trailing = false;
+            digits.push(b'0' + digit);
+        }
+    }
+    if digits.is_empty() {
+        digits.push(b'0');
+    }
+    digits.reverse();
+    (digits, exponent10)
+}
+
+/// Just enough of an unsigned big integer for [`significand_digits`].
+struct BigUint {
+    /// Little-endian 32-bit limbs.
+    limbs: Vec<u32>,
+}
+
+impl BigUint {
+    fn from(value: u64) -> BigUint {
+        BigUint {
+            limbs: vec![value as u32, (value >> 32) as u32],
+        }
+    }
+
+    fn multiply(&mut self, factor: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.limbs {
+            let product = u64::from(*limb) * u64::from(factor) + carry;
+            *limb = product as u32;
+            carry = product >> 32;
+        }
+        if carry != 0 {
+            self.limbs.push(carry as u32);
+        }
+    }
+
+    fn shift_left(&mut self, bits: u32) {
+        for _ in 0..bits / 32 {
+            self.limbs.insert(0, 0);
+        }
+        let rest = bits % 32;
+        if rest != 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.limbs {
+                let shifted = (u64::from(*limb) << rest) | u64::from(carry);
+                *limb = shifted as u32;
+                carry = (shifted >> 32) as u32;
+            }
+            if carry != 0 {
+                self.limbs.push(carry);
+            }
+        }
+    }
+
+    /// Divides in place (truncating) and returns the remainder.
+    fn divide(&mut self, divisor: u32) -> u32 {
+        let mut remainder = 0u64;
+        for limb in self.limbs.iter_mut().rev() {
+            let current = (remainder << 32) | u64::from(*limb);
+            *limb = (current / u64::from(divisor)) as u32;
+            remainder = current % u64::from(divisor);
+        }
+        while self.limbs.last() == Some(&0) {
+            self.limbs.pop();
+        }
+        remainder as u32
+    }
+
+    fn bit_length(&self) -> u64 {
+        match self.limbs.iter().rposition(|&l| l != 0) {
+            None => 0,
+            Some(top) => top as u64 * 32 + u64::from(32 - self.limbs[top].leading_zeros()),
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.limbs.iter().all(|&l| l == 0)
     }
 }
 
@@ -289,5 +384,8 @@ mod tests {
         assert_eq!(format(FloatKind::F32, 1234565.0), "0x4996B428");
         assert_eq!(format(FloatKind::F32, 1.0e-10f32 as f64), "1.000000e-10");
         assert_eq!(format(FloatKind::F32, 1.17549435e-38), "1.17549435E-38");
+        // APFloat truncates before it rounds, so this one does not read back
+        // from six digits.
+        assert_eq!(format(FloatKind::F32, 1.0e-5f32 as f64), "9.99999974E-6");
     }
 }

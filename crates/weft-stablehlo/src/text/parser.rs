@@ -229,7 +229,17 @@ impl<'a> Parser<'a> {
         if self.body.op_spans.len() <= index {
             self.body.op_spans.resize(index + 1, Span::default());
         }
-        self.body.op_spans[index] = Span::new(start, self.c.pos);
+        // Diagnostics point at the op's name: its first line, its identity.
+        let name_text = &self.c.src[name_start..];
+        let name_length = if let Some(quoted) = name_text.strip_prefix('"') {
+            quoted.find('"').map_or(1, |end| end + 2)
+        } else {
+            name_text
+                .bytes()
+                .take_while(|&b| crate::text::cursor::is_identifier_byte(b))
+                .count()
+        };
+        self.body.op_spans[index] = Span::new(name_start, name_start + name_length);
         let results = self.body.ops[op].results.clone();
         let mut next = 0;
         for (name, count, at) in result_names {

@@ -1,0 +1,11 @@
+// an operand and its region argument have one type
+// test: check
+func.func @f(%x: tensor<4xi32>) {
+  // error: operand type tensor<4xi32> at index 0 must match region argument type tensor<4xf32>
+  %0 = "stablehlo.async_start"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    %g = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>
+    stablehlo.return %g : tensor<8xf32>
+  }) : (tensor<4xi32>) -> !stablehlo.future<tensor<8xf32>>
+  return
+}
