@@ -799,14 +799,7 @@ pub(super) fn enum_case<'a>(
     kind: &str,
     cases: &[&str],
 ) -> Option<&'a str> {
-    let Attribute::Opaque(text) = attribute? else {
-        return None;
-    };
-    let keyword = text
-        .strip_prefix("#stablehlo<")?
-        .strip_suffix('>')?
-        .strip_prefix(kind)?
-        .strip_prefix(' ')?;
+    let keyword = super::stablehlo_enum(attribute?, kind)?;
     cases.contains(&keyword).then_some(keyword)
 }
 
@@ -977,31 +970,15 @@ fn print_get_tuple_element(pr: &mut Printer<'_>, op: Op) -> bool {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use crate::text::{PrintOptions, parse, print};
+    use crate::text::parse;
+    use crate::text::syntax::test_support::round_trip;
 
     /// Parses `text` (one function, see [`func`]), prints it in the custom and
     /// the generic form, checks that both read back to the same custom text,
     /// and returns op `n` of the function body in each form (trimmed, without
     /// the `%results = `).
     pub(crate) fn forms(text: &str, n: usize) -> (String, String) {
-        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
-        let custom = print(&body, &PrintOptions::default());
-        let generic = print(
-            &body,
-            &PrintOptions {
-                generic: true,
-                ..Default::default()
-            },
-        );
-        for printed in [&custom, &generic] {
-            let again =
-                parse(printed).unwrap_or_else(|d| panic!("{}", d.render("printed", printed)));
-            assert_eq!(
-                print(&again, &PrintOptions::default()),
-                custom,
-                "round trip of\n{printed}"
-            );
-        }
+        let (custom, generic) = round_trip(text);
         (op_line(&custom, n), op_line(&generic, n))
     }
 

@@ -176,15 +176,8 @@ pub(super) fn parse_compare(p: &mut Parser<'_>, name: OpName) -> PResult<ParsedO
     Ok(parsed)
 }
 
-/// The keyword of an enum attribute written `#stablehlo<kind KEYWORD>`.
 fn enum_keyword<'a>(attribute: Option<&'a Attribute>, kind: &str) -> Option<&'a str> {
-    let Some(Attribute::Opaque(text)) = attribute else {
-        return None;
-    };
-    text.strip_prefix("#stablehlo<")?
-        .strip_suffix('>')?
-        .strip_prefix(kind)?
-        .strip_prefix(' ')
+    super::stablehlo_enum(attribute?, kind)
 }
 
 pub(super) fn print_compare(pr: &mut Printer<'_>, op: Op) -> bool {

@@ -18,6 +18,7 @@ use crate::text::cursor::{Cursor, PResult};
 use crate::text::parser::{IntoHint, ParsedOp, Parser};
 use crate::text::printer::Printer;
 use crate::text::syntax::operands::function_type_of;
+use crate::text::syntax::stablehlo_enum;
 use crate::text::types::print_function_type;
 
 // ---------------------------------------------------------------------------
@@ -137,17 +138,6 @@ pub(super) fn parse_stripped_attribute(
     }
     let body = parse_balanced(&mut p.c, open, what)?;
     Ok(Attribute::Opaque(format!("{prefix}{body}")))
-}
-
-/// The keyword of an enum attribute written `#stablehlo<kind KEYWORD>`.
-pub(super) fn stablehlo_enum<'a>(attribute: &'a Attribute, kind: &str) -> Option<&'a str> {
-    let Attribute::Opaque(text) = attribute else {
-        return None;
-    };
-    text.strip_prefix("#stablehlo<")?
-        .strip_suffix('>')?
-        .strip_prefix(kind)?
-        .strip_prefix(' ')
 }
 
 /// Parses the operand types of a functional type and resolves `uses` with them.
@@ -868,26 +858,8 @@ pub(super) fn print_convolution(pr: &mut Printer<'_>, op: Op) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::text::{PrintOptions, parse, print};
-
-    fn round_trip(text: &str) -> (String, String) {
-        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("test", text)));
-        let pretty = print(&body, &PrintOptions::default());
-        let generic = print(
-            &body,
-            &PrintOptions {
-                generic: true,
-                ..Default::default()
-            },
-        );
-        // Both forms read back to the same text.
-        for printed in [&pretty, &generic] {
-            let again =
-                parse(printed).unwrap_or_else(|d| panic!("{}", d.render("printed", printed)));
-            assert_eq!(&print(&again, &PrintOptions::default()), &pretty);
-        }
-        (pretty, generic)
-    }
+    use crate::text::parse;
+    use crate::text::syntax::test_support::round_trip;
 
     fn wrap(ops: &str, args: &str, results: &str) -> String {
         format!("func.func @f({args}) -> {results} {{\n{ops}}}\n")

@@ -14,6 +14,8 @@ mod misc;
 mod operands;
 mod shardy;
 mod structure;
+#[cfg(test)]
+mod test_support;
 mod testing;
 
 use crate::ir::Op;
@@ -21,6 +23,20 @@ use crate::ops::{OpName, Syntax};
 use crate::text::cursor::PResult;
 use crate::text::parser::{ParsedOp, Parser};
 use crate::text::printer::Printer;
+
+/// The keyword of an enum attribute written `#stablehlo<kind KEYWORD>`.
+pub(super) fn stablehlo_enum<'a>(
+    attribute: &'a crate::ir::Attribute,
+    kind: &str,
+) -> Option<&'a str> {
+    let crate::ir::Attribute::Opaque(text) = attribute else {
+        return None;
+    };
+    text.strip_prefix("#stablehlo<")?
+        .strip_suffix('>')?
+        .strip_prefix(kind)?
+        .strip_prefix(' ')
+}
 
 pub(crate) fn parse_custom(p: &mut Parser<'_>, name: OpName, syntax: Syntax) -> PResult<ParsedOp> {
     match syntax {

@@ -262,25 +262,8 @@ pub(super) fn print_manual_computation(pr: &mut Printer<'_>, op: Op) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::text::{PrintOptions, parse, print};
-
-    fn round_trip(text: &str) -> (String, String) {
-        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("test", text)));
-        let pretty = print(&body, &PrintOptions::default());
-        let generic = print(
-            &body,
-            &PrintOptions {
-                generic: true,
-                ..Default::default()
-            },
-        );
-        for printed in [&pretty, &generic] {
-            let again =
-                parse(printed).unwrap_or_else(|d| panic!("{}", d.render("printed", printed)));
-            assert_eq!(&print(&again, &PrintOptions::default()), &pretty);
-        }
-        (pretty, generic)
-    }
+    use crate::text::parse;
+    use crate::text::syntax::test_support::round_trip;
 
     #[test]
     fn mesh_constraint_and_manual_computation() {
