@@ -5,6 +5,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench;
 mod check;
+mod convert;
 mod fmt;
 mod input;
 
@@ -49,6 +50,17 @@ enum Command {
     /// by a one-line summary per file. Exit status 0 when every file is clean, 1
     /// otherwise. `weft fmt` never verifies.
     Check(check::CheckArgs),
+    /// Convert between StableHLO and HLO.
+    ///
+    /// `--to hlo` lowers a StableHLO (`.mlir`) file as XLA's translation does,
+    /// to the program each device runs: regions become computations, the async
+    /// encodings (async_start/async_done, *_start/*_done pairs, JAX's
+    /// @…-start/@…-done custom calls) become HLO async chains, and the body of
+    /// an sdy.manual_computation runs on per-device shapes. `--to stablehlo`
+    /// exports an HLO module, async chains becoming stablehlo.async_start with
+    /// the collective in its region. The result is verified. Exit status 0 on
+    /// success, 1 with a located error otherwise.
+    Convert(convert::ConvertArgs),
     /// Measure how fast HLO files parse and print.
     ///
     /// Reads each file once, parses and prints it --repeat times, and reports the
@@ -63,6 +75,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Fmt(args) => fmt::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Convert(args) => convert::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

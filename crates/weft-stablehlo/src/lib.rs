@@ -4,7 +4,8 @@
 //!   arena ([`ir::Body`]), with types, attributes and locations;
 //! - [`ops`]: the op table (names, custom syntax, inherent attributes);
 //! - [`text`]: the MLIR text reader and writer;
-//! - [`verify`]: the verifier (structure, async ops, collectives).
+//! - [`verify`]: the verifier (structure, async ops, collectives);
+//! - [`lower`]: the lowering to an HLO module, per device.
 //!
 //! ```
 //! let text = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %x, %x : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
@@ -16,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod ir;
+pub mod lower;
 pub mod ops;
 pub mod text;
 pub mod verify;

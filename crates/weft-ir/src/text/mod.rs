@@ -42,6 +42,32 @@ pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagno
     Ok(parser.into_parts())
 }
 
+/// Parses one shape written in HLO text (`f32[16,32]{0,1}`), interning it in
+/// `shapes`. Arrays written without a layout get the default one.
+pub fn parse_shape(
+    source: &str,
+    shapes: &mut crate::shape::ShapeTable,
+) -> Result<crate::Shape, Diagnostic> {
+    let mut parser = parser::Parser::new(source);
+    std::mem::swap(&mut parser.m.shapes, shapes);
+    let result = parser.shape().and_then(|shape| {
+        parser
+            .expect(lexer::Tok::Eof, "the end of the shape")
+            .map(|_| shape)
+    });
+    std::mem::swap(&mut parser.m.shapes, shapes);
+    result
+}
+
+/// Parses one sharding written in HLO text (`{devices=[8,1]<=[8]}`,
+/// `{replicated}`, `{manual}`, a tuple sharding, …).
+pub fn parse_sharding(source: &str) -> Result<crate::attrs::Sharding, Diagnostic> {
+    let mut parser = parser::Parser::new(source);
+    let sharding = parser.sharding()?;
+    parser.expect(lexer::Tok::Eof, "the end of the sharding")?;
+    Ok(sharding)
+}
+
 /// Prints a module in the given form.
 pub fn print(module: &Module, options: &PrintOptions) -> String {
     print_module(module, options)

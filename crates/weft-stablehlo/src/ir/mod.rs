@@ -17,6 +17,7 @@
 //!   MLIR does (`%0`, `%arg0`, `%cst`, …), so printing is canonical.
 
 pub mod attribute;
+pub mod dialect_attr;
 pub mod location;
 pub mod types;
 

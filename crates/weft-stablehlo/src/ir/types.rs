@@ -233,6 +233,24 @@ impl Type {
             _ => None,
         }
     }
+
+    /// A tensor's rank (a scalar element type has rank 0).
+    pub fn rank(&self) -> Option<usize> {
+        match self {
+            Type::Tensor(t) => t.rank(),
+            Type::Element(_) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// A tensor's static sizes.
+    pub fn static_dims(&self) -> Option<Vec<i64>> {
+        match self {
+            Type::Tensor(t) => t.static_dims(),
+            Type::Element(_) => Some(Vec::new()),
+            _ => None,
+        }
+    }
 }
 
 impl TensorType {

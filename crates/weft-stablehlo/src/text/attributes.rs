@@ -633,6 +633,13 @@ fn fits(element: &ElementKind, value: i128) -> bool {
     }
 }
 
+/// An attribute's text, as MLIR prints it.
+pub fn attribute_to_string(attribute: &Attribute) -> String {
+    let mut out = String::new();
+    print_attribute(&mut out, attribute);
+    out
+}
+
 /// Appends `attribute` as MLIR prints it.
 pub fn print_attribute(out: &mut String, attribute: &Attribute) {
     match attribute {

@@ -6,14 +6,14 @@
 //! again gives the same text (the corpus tests check it on every file).
 
 pub mod attributes;
-mod cursor;
+pub(crate) mod cursor;
 pub mod float;
 pub mod location;
 mod names;
 mod parser;
 mod printer;
 pub mod split;
-mod syntax;
+pub(crate) mod syntax;
 pub mod types;
 
 pub use parser::parse;

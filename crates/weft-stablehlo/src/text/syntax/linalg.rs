@@ -481,19 +481,19 @@ pub(super) fn print_dot_general(pr: &mut Printer<'_>, op: Op) -> bool {
 /// One operand's layout in `#stablehlo.conv<…>`: the positions of its two
 /// non-spatial dimensions and of each spatial dimension.
 #[derive(Debug, PartialEq)]
-struct ConvLayout {
+pub(crate) struct ConvLayout {
     /// `(position, letter)` for the two non-spatial dimensions.
-    non_spatial: [(i64, char); 2],
+    pub(crate) non_spatial: [(i64, char); 2],
     /// Position of spatial dimension `k` at index `k`.
-    spatial: Vec<i64>,
+    pub(crate) spatial: Vec<i64>,
 }
 
 /// `#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`.
 #[derive(Debug, PartialEq)]
-struct ConvDimensions {
-    input: ConvLayout,
-    kernel: ConvLayout,
-    output: ConvLayout,
+pub(crate) struct ConvDimensions {
+    pub(crate) input: ConvLayout,
+    pub(crate) kernel: ConvLayout,
+    pub(crate) output: ConvLayout,
 }
 
 impl ConvDimensions {
@@ -528,7 +528,7 @@ impl ConvDimensions {
         Attribute::Opaque(text)
     }
 
-    fn from_attribute(attribute: Option<&Attribute>) -> Option<ConvDimensions> {
+    pub(crate) fn from_attribute(attribute: Option<&Attribute>) -> Option<ConvDimensions> {
         let Some(Attribute::Opaque(text)) = attribute else {
             return None;
         };

@@ -9,7 +9,7 @@
 mod control;
 mod data_movement;
 mod elementwise;
-mod linalg;
+pub(crate) mod linalg;
 mod misc;
 mod operands;
 mod shardy;

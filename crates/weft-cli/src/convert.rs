@@ -1,0 +1,120 @@
+//! `weft convert`: StableHLO to HLO (the lowering, per device).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use weft_ir::text::{PrintOptions, Style};
+
+use crate::fmt::InputFormat;
+use crate::input;
+
+/// The format to convert to.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// XLA HLO text (the program each device runs).
+    Hlo,
+}
+
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// The file to convert (StableHLO when it ends in `.mlir`, HLO otherwise);
+    /// `-` or nothing reads standard input.
+    file: Option<PathBuf>,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: Target,
+    /// The input's format, when its name does not say.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormat>,
+    /// HLO output: XLA's short form.
+    #[arg(long)]
+    short: bool,
+    /// HLO output: async operations in the generic form instead of sugar.
+    #[arg(long)]
+    no_sugar: bool,
+    /// Skip verifying the result (it is verified by default).
+    #[arg(long)]
+    no_verify: bool,
+    /// Write the output to OUT instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: &ConvertArgs) -> ExitCode {
+    let source = match input::read(args.file.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let format = InputFormat::of(args.file.as_deref(), args.input_format);
+    let text = match (format, args.to) {
+        (InputFormat::Mlir, Target::Hlo) => match to_hlo(args, &source) {
+            Ok(text) => text,
+            Err(code) => return code,
+        },
+        (InputFormat::Hlo, Target::Hlo) => {
+            eprintln!("error: the input is already in that format (use `weft fmt` to reprint it)");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes())) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
+    let body = weft_stablehlo::text::parse(&source.text).map_err(|d| {
+        eprint!("{}", d.render(&source.name, &source.text));
+        ExitCode::FAILURE
+    })?;
+    if let Err(errors) = weft_stablehlo::verify(&body) {
+        for error in &errors {
+            eprint!(
+                "{}",
+                error
+                    .to_diagnostic(&body)
+                    .render(&source.name, &source.text)
+            );
+        }
+        eprintln!(
+            "error: {} verifier error(s); nothing converted",
+            errors.len()
+        );
+        return Err(ExitCode::FAILURE);
+    }
+    let module = weft_stablehlo::lower::lower(&body).map_err(|d| {
+        eprint!("{}", d.render(&source.name, &source.text));
+        ExitCode::FAILURE
+    })?;
+    let options = PrintOptions {
+        style: if args.short {
+            Style::Short
+        } else {
+            Style::Long
+        },
+        sugar: !args.no_sugar,
+        large_constants: true,
+    };
+    let text = weft_ir::text::print(&module, &options);
+    if !args.no_verify
+        && let Err(errors) = weft_ir::verify(&module)
+    {
+        for error in &errors {
+            let at = error
+                .instr
+                .map(|i| format!(" (at %{})", module.instr(i).name))
+                .unwrap_or_default();
+            eprintln!(
+                "error: the lowered module does not verify: {}{at}",
+                error.message
+            );
+        }
+        eprintln!("note: this is a bug in weft's lowering; --no-verify writes the module anyway");
+        return Err(ExitCode::FAILURE);
+    }
+    Ok(text)
+}

@@ -1,0 +1,389 @@
+//! Ops HLO has no instruction for, expanded into arithmetic the way XLA's
+//! legalizations do:
+//! - `uniform_quantize` / `uniform_dequantize` (per-tensor and per-axis):
+//!   `q = clamp(round_nearest_even(x / scale) + zero_point, min, max)` in the
+//!   expressed type, converted to the storage type; `x = (q - zero_point) *
+//!   scale`; a quantized-to-quantized `uniform_quantize` dequantizes first;
+//! - `chlo.erfc` as `1 - erf(x)`;
+//! - `chlo.erf_inv` with Giles' single-precision polynomial (as XLA's
+//!   `ErfInv32`), ±inf at ±1.
+
+use weft_ir::attrs::{Attrs, CompareType, Direction};
+use weft_ir::literal::{ArrayLiteral, Literal};
+use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
+
+use super::shapes::element_type;
+use super::{LowerResult, Lowering};
+use crate::ir::types::QuantizedType;
+use crate::ir::{ElementKind, Op, Type};
+use crate::ops::OpKind;
+
+impl Lowering<'_> {
+    pub(crate) fn quantization(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
+        let operand_value = self.body.ops[op].operands[0];
+        let result_value = self.body.ops[op].results[0];
+        let operand_type = self.body.ty(operand_value).clone();
+        let result_type = self.body.ty(result_value).clone();
+        let mut value = self.operands(op)?[0];
+        let name = self.name_for(op, "quantize");
+        if let Some(quantized) = quantized_of(&operand_type) {
+            value = self.dequantize(comp, op, value, &quantized, &name)?;
+        }
+        if kind == OpKind::UniformQuantize {
+            let Some(quantized) = quantized_of(&result_type) else {
+                return Err(self.error(op, "uniform_quantize must produce a quantized tensor"));
+            };
+            value = self.quantize(comp, op, value, &quantized, &name)?;
+        }
+        self.values.insert(result_value, value);
+        Ok(())
+    }
+
+    /// `(convert(q) - zero_point) * scale`, in the expressed type.
+    fn dequantize(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        q: Instr,
+        quantized: &QuantizedType,
+        name: &str,
+    ) -> LowerResult<Instr> {
+        let expressed = element_type(&quantized.expressed).map_err(|m| self.error(op, m))?;
+        let shape = self.with_element(q, expressed);
+        let converted = self.emit(comp, name, Opcode::Convert, shape, vec![q], Attrs::plain());
+        let zero_points =
+            self.per_channel(comp, op, quantized, shape, |(_, zp)| zp as f64, name)?;
+        let scales = self.per_channel(comp, op, quantized, shape, |(scale, _)| scale, name)?;
+        let shifted = self.emit(
+            comp,
+            name,
+            Opcode::Subtract,
+            shape,
+            vec![converted, zero_points],
+            Attrs::plain(),
+        );
+        Ok(self.emit(
+            comp,
+            name,
+            Opcode::Multiply,
+            shape,
+            vec![shifted, scales],
+            Attrs::plain(),
+        ))
+    }
+
+    /// `convert(clamp(min, round(x / scale) + zero_point, max))`.
+    fn quantize(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        x: Instr,
+        quantized: &QuantizedType,
+        name: &str,
+    ) -> LowerResult<Instr> {
+        let storage = element_type(&quantized.storage).map_err(|m| self.error(op, m))?;
+        let shape = self.module.shape_of(x);
+        let scales = self.per_channel(comp, op, quantized, shape, |(scale, _)| scale, name)?;
+        let zero_points =
+            self.per_channel(comp, op, quantized, shape, |(_, zp)| zp as f64, name)?;
+        let divided = self.emit(
+            comp,
+            name,
+            Opcode::Divide,
+            shape,
+            vec![x, scales],
+            Attrs::plain(),
+        );
+        let rounded = self.emit(
+            comp,
+            name,
+            Opcode::RoundNearestEven,
+            shape,
+            vec![divided],
+            Attrs::plain(),
+        );
+        let shifted = self.emit(
+            comp,
+            name,
+            Opcode::Add,
+            shape,
+            vec![rounded, zero_points],
+            Attrs::plain(),
+        );
+        let (low, high) = storage_range(quantized);
+        let element = self.element(shape);
+        let low = self.scalar_constant(comp, element, low as f64, name);
+        let high = self.scalar_constant(comp, element, high as f64, name);
+        let low = self.broadcast_scalar(comp, low, shape, name);
+        let high = self.broadcast_scalar(comp, high, shape, name);
+        let clamped = self.emit(
+            comp,
+            name,
+            Opcode::Clamp,
+            shape,
+            vec![low, shifted, high],
+            Attrs::plain(),
+        );
+        let result = self.with_element(x, storage);
+        Ok(self.emit(
+            comp,
+            name,
+            Opcode::Convert,
+            result,
+            vec![clamped],
+            Attrs::plain(),
+        ))
+    }
+
+    /// The quantization parameter `pick` as a tensor of `shape`: a broadcast
+    /// scalar per tensor, a broadcast vector along the quantized axis.
+    fn per_channel(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        quantized: &QuantizedType,
+        shape: Shape,
+        pick: impl Fn((f64, i64)) -> f64,
+        name: &str,
+    ) -> LowerResult<Instr> {
+        let element = self.element(shape);
+        let values: Vec<f64> = quantized.parameters.iter().map(|&p| pick(p)).collect();
+        match quantized.axis {
+            None => {
+                let scalar = self.scalar_constant(
+                    comp,
+                    element,
+                    values.first().copied().unwrap_or(0.0),
+                    name,
+                );
+                Ok(self.broadcast_scalar(comp, scalar, shape, name))
+            }
+            Some(axis) => {
+                let mut array = ArrayLiteral::zeros(element, &[values.len() as i64]);
+                for (i, &v) in values.iter().enumerate() {
+                    array.set_float(i, v);
+                }
+                let vector_shape = self
+                    .module
+                    .shapes
+                    .array_with_default_layout(element, &[values.len() as i64]);
+                let vector = self.emit(
+                    comp,
+                    name,
+                    Opcode::Constant,
+                    vector_shape,
+                    Vec::new(),
+                    Attrs::Constant(Box::new(Literal::Array(array))),
+                );
+                let dims = self
+                    .module
+                    .shapes
+                    .as_array(shape)
+                    .map(|a| a.dims.clone())
+                    .unwrap_or_default();
+                if dims.get(axis as usize) != Some(&(values.len() as i64)) {
+                    return Err(
+                        self.error(op, "the quantized axis does not match the number of scales")
+                    );
+                }
+                Ok(self.emit(
+                    comp,
+                    name,
+                    Opcode::Broadcast,
+                    shape,
+                    vec![vector],
+                    Attrs::Dimensions {
+                        dimensions: vec![axis],
+                    },
+                ))
+            }
+        }
+    }
+
+    /// `1 - erf(x)`.
+    pub(crate) fn erfc(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+        let x = self.operands(op)?[0];
+        let shape = self.result_shape(op)?;
+        let name = self.name_for(op, "erfc");
+        let erf = self.emit(comp, &name, Opcode::Erf, shape, vec![x], Attrs::plain());
+        let element = self.element(shape);
+        let one = self.scalar_constant(comp, element, 1.0, &name);
+        let one = self.broadcast_scalar(comp, one, shape, &name);
+        let result = self.emit(
+            comp,
+            &name,
+            Opcode::Subtract,
+            shape,
+            vec![one, erf],
+            Attrs::plain(),
+        );
+        self.bind_results(comp, op, result);
+        Ok(())
+    }
+
+    /// Giles' approximation: with `w = -log((1 - x)(1 + x))`, a polynomial in
+    /// `w - 2.5` when `w < 5`, else in `sqrt(w) - 3`, times `x`; ±inf at ±1.
+    pub(crate) fn erf_inv(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+        const SMALL: [f64; 9] = [
+            2.810_226_36e-08,
+            3.432_739_39e-07,
+            -3.523_387_7e-06,
+            -4.391_506_54e-06,
+            0.000_218_580_87,
+            -0.001_253_725_03,
+            -0.004_177_681_64,
+            0.246_640_727,
+            1.501_409_41,
+        ];
+        const LARGE: [f64; 9] = [
+            -0.000_200_214_257,
+            0.000_100_950_558,
+            0.001_349_343_22,
+            -0.003_673_428_44,
+            0.005_739_507_73,
+            -0.007_622_461_3,
+            0.009_438_870_47,
+            1.001_674_06,
+            2.832_976_82,
+        ];
+        let x = self.operands(op)?[0];
+        let shape = self.result_shape(op)?;
+        let name = self.name_for(op, "erf_inv");
+        let element = self.element(shape);
+        let constant = |lowering: &mut Self, value: f64| {
+            let scalar = lowering.scalar_constant(comp, element, value, &name);
+            lowering.broadcast_scalar(comp, scalar, shape, &name)
+        };
+        let binary = |lowering: &mut Self, opcode: Opcode, a: Instr, b: Instr| {
+            lowering.emit(comp, &name, opcode, shape, vec![a, b], Attrs::plain())
+        };
+        let one = constant(self, 1.0);
+        let one_minus = binary(self, Opcode::Subtract, one, x);
+        let one_plus = binary(self, Opcode::Add, one, x);
+        let product = binary(self, Opcode::Multiply, one_minus, one_plus);
+        let log = self.emit(
+            comp,
+            &name,
+            Opcode::Log,
+            shape,
+            vec![product],
+            Attrs::plain(),
+        );
+        let w = self.emit(
+            comp,
+            &name,
+            Opcode::Negate,
+            shape,
+            vec![log],
+            Attrs::plain(),
+        );
+        let two_and_a_half = constant(self, 2.5);
+        let small_argument = binary(self, Opcode::Subtract, w, two_and_a_half);
+        let root = self.emit(comp, &name, Opcode::Sqrt, shape, vec![w], Attrs::plain());
+        let three = constant(self, 3.0);
+        let large_argument = binary(self, Opcode::Subtract, root, three);
+        let polynomial = |lowering: &mut Self, coefficients: &[f64; 9], argument: Instr| {
+            let mut p = constant(lowering, coefficients[0]);
+            for &c in &coefficients[1..] {
+                let scaled = binary(lowering, Opcode::Multiply, p, argument);
+                let c = constant(lowering, c);
+                p = binary(lowering, Opcode::Add, c, scaled);
+            }
+            p
+        };
+        let small = polynomial(self, &SMALL, small_argument);
+        let large = polynomial(self, &LARGE, large_argument);
+        let five = constant(self, 5.0);
+        let predicate_shape = self.with_element(w, ElementType::Pred);
+        let is_small = self.emit(
+            comp,
+            &name,
+            Opcode::Compare,
+            predicate_shape,
+            vec![w, five],
+            Attrs::Compare {
+                direction: Direction::Lt,
+                compare_type: Some(CompareType::Float),
+            },
+        );
+        let p = self.emit(
+            comp,
+            &name,
+            Opcode::Select,
+            shape,
+            vec![is_small, small, large],
+            Attrs::plain(),
+        );
+        let result = binary(self, Opcode::Multiply, p, x);
+        // At |x| = 1 the polynomial is not reached: the answer is ±inf.
+        let magnitude = self.emit(comp, &name, Opcode::Abs, shape, vec![x], Attrs::plain());
+        let is_one = self.emit(
+            comp,
+            &name,
+            Opcode::Compare,
+            predicate_shape,
+            vec![magnitude, one],
+            Attrs::Compare {
+                direction: Direction::Eq,
+                compare_type: Some(CompareType::Float),
+            },
+        );
+        let infinity = constant(self, f64::INFINITY);
+        let signed_infinity = binary(self, Opcode::Multiply, x, infinity);
+        let answer = self.emit(
+            comp,
+            &name,
+            Opcode::Select,
+            shape,
+            vec![is_one, signed_infinity, result],
+            Attrs::plain(),
+        );
+        self.bind_results(comp, op, answer);
+        Ok(())
+    }
+
+    /// `instr`'s shape with element type `element`.
+    fn with_element(&mut self, instr: Instr, element: ElementType) -> Shape {
+        let shape = self.module.shape_of(instr);
+        let dims = self
+            .module
+            .shapes
+            .as_array(shape)
+            .map(|a| a.dims.clone())
+            .unwrap_or_default();
+        self.module.shapes.array_with_default_layout(element, &dims)
+    }
+
+    fn element(&self, shape: Shape) -> ElementType {
+        self.module
+            .shapes
+            .as_array(shape)
+            .map_or(ElementType::F32, |a| a.elem)
+    }
+}
+
+/// The quantization of a quantized tensor type.
+fn quantized_of(ty: &Type) -> Option<QuantizedType> {
+    match &ty.as_tensor()?.element {
+        ElementKind::Quantized(q) => Some((**q).clone()),
+        _ => None,
+    }
+}
+
+/// The storage range: as written, else the full range of the storage type.
+fn storage_range(quantized: &QuantizedType) -> (i64, i64) {
+    if let Some(range) = quantized.storage_range {
+        return range;
+    }
+    match &quantized.storage {
+        ElementKind::Integer { width, signedness } => {
+            let width = (*width).min(63);
+            if *signedness == crate::ir::Signedness::Unsigned {
+                (0, (1i64 << width) - 1)
+            } else {
+                (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+            }
+        }
+        _ => (i64::MIN, i64::MAX),
+    }
+}

@@ -1,0 +1,552 @@
+//! Lowering: StableHLO (the op model of [`crate::ir`]) to an HLO [`Module`], as
+//! XLA's StableHLO→HLO translation does, producing the program **each device
+//! runs**.
+//!
+//! The mapping:
+//! - the entry function (`@main`, else the only public function) becomes the
+//!   `ENTRY` computation; a `func.call` becomes a `call` of the callee's
+//!   computation (lowered once, however many callers it has); several results
+//!   travel as a tuple;
+//! - a region becomes a called computation: reducers (`reduce`, `sort`,
+//!   `scatter`, collectives, …) take their block arguments as parameters; the
+//!   regions of `while`, `if` and `case` may use values defined outside them, so
+//!   those values (their *captures*) travel in the loop state or in each
+//!   branch's operand tuple; a captured constant is simply re-created inside;
+//! - one op becomes one instruction where HLO has the op, and the few-op
+//!   expansion XLA's translation uses otherwise (`broadcast_in_dim` expanding a
+//!   size-1 dimension, `all_to_all` with different split and concat
+//!   dimensions, `dot`);
+//! - the three async encodings — `async_start`/`async_done` with a collective in
+//!   the region, the explicit `*_start`/`*_done` pairs, and JAX's
+//!   `custom_call @all-reduce-start`/`@…-done` — become one HLO async chain: the
+//!   first-class pair where XLA has one (all-reduce, all-gather,
+//!   collective-permute), else an `async-start`/`async-done` wrapping the
+//!   collective ([`collectives`]);
+//! - sharded programs become per-device programs ([`partition`]): every entry
+//!   parameter and result has its per-device (local) shape, the body of an
+//!   `sdy.manual_computation` (or of the legacy `@SPMDFullToShardShape` /
+//!   `@SPMDShardToFullShape` bracket) is inlined, and values change
+//!   distribution with `dynamic-slice` (replicated → sharded) or `all-gather`
+//!   (sharded → replicated) where the program asks for it;
+//! - `check.*` and `interpreter.*` ops become side-effecting custom-calls
+//!   (`check.expect_eq`, …) that the runtime gives meaning to ([`testing`]).
+//!
+//! Invariants of the result: every instruction has a name unique in the module
+//! and the default layout unless the op carried an `xla_shape`; callees come
+//! before their callers in the computation order; the module passes
+//! [`weft_ir::verify`] (the tests check it on every corpus program).
+
+mod collectives;
+mod control;
+mod decompositions;
+mod json;
+mod ops;
+mod partition;
+mod shapes;
+mod testing;
+
+use rustc_hash::FxHashMap;
+use weft_ir::attrs::{Attrs, ParameterAttrs};
+use weft_ir::names::NameUniquer;
+use weft_ir::{Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
+
+use crate::ir::dialect_attr::SdyMesh;
+use crate::ir::{Attribute, Block, Body, Location, Op, Type, Value};
+use crate::ops::OpKind;
+
+/// A lowering error, located at the op it is about.
+pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
+
+/// Lowers `body` to the HLO module each device runs.
+pub fn lower(body: &Body) -> LowerResult<Module> {
+    let mut lowering = Lowering::new(body)?;
+    let entry_func = lowering.entry_function()?;
+    let entry = lowering.lower_function(entry_func, true)?;
+    lowering.module.entry = Some(entry);
+    lowering.finish(entry);
+    Ok(lowering.module)
+}
+
+/// The state of one lowering.
+pub(crate) struct Lowering<'b> {
+    pub(crate) body: &'b Body,
+    pub(crate) module: Module,
+    instr_names: NameUniquer,
+    comp_names: NameUniquer,
+    /// `func.func` ops by symbol.
+    functions: FxHashMap<String, Op>,
+    /// Functions already lowered, and their computations.
+    function_comps: FxHashMap<Op, Comp>,
+    /// The instruction holding each lowered value.
+    pub(crate) values: FxHashMap<Value, Instr>,
+    /// `sdy.mesh` definitions by symbol.
+    pub(crate) meshes: FxHashMap<String, SdyMesh>,
+    /// Whether the program is partitioned over devices (it declares
+    /// `mhlo.num_partitions` > 1): shardings then decide per-device shapes.
+    /// Otherwise they are annotations of a program that is already per device
+    /// (as XLA's conversion of a partitioned module writes it).
+    pub(crate) partitioned: bool,
+    /// How values outside manual computations are distributed.
+    pub(crate) distribution: partition::Distribution,
+    /// The next channel id free for collectives the lowering adds.
+    pub(crate) next_channel: i64,
+    /// What must follow the done of an async start (an all-to-all's
+    /// reshape and transpose).
+    pub(crate) after_done: FxHashMap<Instr, collectives::AfterDone>,
+}
+
+impl<'b> Lowering<'b> {
+    fn new(body: &'b Body) -> LowerResult<Lowering<'b>> {
+        let mut lowering = Lowering {
+            body,
+            module: Module::new(module_name(body)),
+            instr_names: NameUniquer::default(),
+            comp_names: NameUniquer::default(),
+            functions: FxHashMap::default(),
+            function_comps: FxHashMap::default(),
+            values: FxHashMap::default(),
+            meshes: FxHashMap::default(),
+            partitioned: false,
+            distribution: partition::Distribution::default(),
+            next_channel: 1,
+            after_done: FxHashMap::default(),
+        };
+        let module_op = body.module;
+        let replicas = integer_attribute(body.attribute(module_op, "mhlo.num_replicas"));
+        let partitions = integer_attribute(body.attribute(module_op, "mhlo.num_partitions"));
+        if let Some(replicas) = replicas.filter(|&r| r > 1) {
+            lowering.module.config.replica_count = Some(replicas);
+        }
+        if let Some(partitions) = partitions.filter(|&p| p > 1) {
+            lowering.module.config.num_partitions = Some(partitions);
+            lowering.partitioned = true;
+        }
+        for &op in &body.blocks[body.module_block()].ops {
+            match body.ops[op].name.kind() {
+                Some(OpKind::Func) => {
+                    if let Some(name) = body.symbol_name(op) {
+                        lowering.functions.insert(name.to_string(), op);
+                    }
+                }
+                Some(OpKind::SdyMesh) => {
+                    let name = body.symbol_name(op).unwrap_or_default().to_string();
+                    let mesh = SdyMesh::read(body.attribute(op, "mesh")).ok_or_else(|| {
+                        lowering.error(op, "cannot read this mesh (sub-axes are not supported)")
+                    })?;
+                    lowering.meshes.insert(name, mesh);
+                }
+                _ => {}
+            }
+        }
+        // Channels the lowering adds must not collide with the program's.
+        let mut highest = 0;
+        body.walk(module_op, &mut |op| {
+            if let Some(id) =
+                crate::ir::dialect_attr::channel_id(body.attribute(op, "channel_handle"))
+            {
+                highest = highest.max(id);
+            }
+        });
+        lowering.next_channel = highest + 1;
+        Ok(lowering)
+    }
+
+    /// `@main`, else the only public function, else the only function.
+    fn entry_function(&self) -> LowerResult<Op> {
+        if let Some(&main) = self.functions.get("main") {
+            return Ok(main);
+        }
+        let functions = self.body.functions();
+        let public: Vec<Op> = functions
+            .iter()
+            .copied()
+            .filter(|&f| {
+                self.body
+                    .attribute(f, "sym_visibility")
+                    .and_then(Attribute::as_str)
+                    .is_none_or(|v| v == "public")
+            })
+            .collect();
+        match (public.as_slice(), functions.as_slice()) {
+            ([only], _) | (_, [only]) => Ok(*only),
+            _ => Err(Box::new(
+                Diagnostic::error(Span::default(), "no entry function to lower")
+                    .with_hint("name the entry function @main"),
+            )),
+        }
+    }
+
+    /// Orders computations so callees come first, from the entry.
+    fn finish(&mut self, entry: Comp) {
+        let mut order = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        post_order(&self.module, entry, &mut seen, &mut order);
+        // Computations nothing reaches (there should be none) keep their place.
+        for &comp in &self.module.comp_order {
+            if !seen.contains(&comp) {
+                order.insert(0, comp);
+            }
+        }
+        self.module.comp_order = order;
+    }
+
+    // ----- computations and functions -----
+
+    /// A new computation with a unique name.
+    pub(crate) fn new_computation(&mut self, wanted: &str) -> Comp {
+        let name = self.comp_names.unique(&sanitize(wanted));
+        self.module.add_comp(name)
+    }
+
+    /// The computation of function `func`, lowering it on first use.
+    pub(crate) fn function_computation(&mut self, func: Op) -> LowerResult<Comp> {
+        if let Some(&comp) = self.function_comps.get(&func) {
+            return Ok(comp);
+        }
+        self.lower_function(func, false)
+    }
+
+    /// The function named `symbol`.
+    pub(crate) fn function_named(&self, op: Op, symbol: &str) -> LowerResult<Op> {
+        self.functions
+            .get(symbol)
+            .copied()
+            .ok_or_else(|| self.error(op, format!("no function named @{symbol}")))
+    }
+
+    fn lower_function(&mut self, func: Op, is_entry: bool) -> LowerResult<Comp> {
+        let body = self.body;
+        let name = body.symbol_name(func).unwrap_or("main").to_string();
+        let comp = self.new_computation(&name);
+        self.function_comps.insert(func, comp);
+        let region = body.ops[func].regions.first().copied();
+        let Some(block) = region.and_then(|r| body.entry_block(r)) else {
+            return Err(self.error(func, "cannot lower a function without a body"));
+        };
+        if body.regions[region.expect("checked")].blocks.len() > 1 {
+            return Err(self.error(func, "cannot lower a function with more than one block"));
+        }
+        let arg_attrs = body
+            .attribute(func, "arg_attrs")
+            .and_then(Attribute::as_array);
+        for (index, &argument) in body.blocks[block].arguments.clone().iter().enumerate() {
+            let attrs = arg_attrs
+                .and_then(|a| a.get(index))
+                .and_then(Attribute::as_dictionary)
+                .unwrap_or(&[]);
+            let ty = body.ty(argument).clone();
+            let (shape, sharding) = if is_entry {
+                self.entry_parameter(func, argument, &ty, attrs)?
+            } else {
+                (self.shape(&ty).map_err(|m| self.error(func, m))?, None)
+            };
+            let name = location_name(body, body.values[argument].location.as_ref())
+                .unwrap_or_else(|| format!("Arg_{index}"));
+            let parameter = self.emit(
+                comp,
+                &name,
+                Opcode::Parameter,
+                shape,
+                Vec::new(),
+                Attrs::Parameter(ParameterAttrs {
+                    number: index as i64,
+                    replication: None,
+                }),
+            );
+            if let Some(sharding) = sharding {
+                self.module.instrs[parameter].common_mut().sharding = Some(sharding);
+            }
+            self.values.insert(argument, parameter);
+        }
+        let results = self.lower_block(comp, block)?;
+        let terminator = *body.blocks[block]
+            .ops
+            .last()
+            .expect("lowered blocks end in a return");
+        let results = if is_entry {
+            self.entry_results(comp, func, terminator, results)?
+        } else {
+            results
+        };
+        let root = self.root_of(comp, &results, terminator);
+        self.module.comps[comp].root = Some(root);
+        Ok(comp)
+    }
+
+    /// The root of a computation returning `results`: the one value, or a tuple.
+    pub(crate) fn root_of(&mut self, comp: Comp, results: &[Instr], terminator: Op) -> Instr {
+        if let [only] = results {
+            return *only;
+        }
+        let shapes: Vec<Shape> = results.iter().map(|&r| self.module.shape_of(r)).collect();
+        let shape = self.module.shapes.tuple(&shapes);
+        let name = self.name_for(terminator, "tuple");
+        self.emit(
+            comp,
+            &name,
+            Opcode::Tuple,
+            shape,
+            results.to_vec(),
+            Attrs::plain(),
+        )
+    }
+
+    /// Lowers the ops of `block` into `comp`; returns the instructions of the
+    /// values its terminator returns.
+    pub(crate) fn lower_block(&mut self, comp: Comp, block: Block) -> LowerResult<Vec<Instr>> {
+        let ops = self.body.blocks[block].ops.clone();
+        let Some((&terminator, rest)) = ops.split_last() else {
+            return Err(Box::new(Diagnostic::error(
+                Span::default(),
+                "cannot lower an empty block",
+            )));
+        };
+        for &op in rest {
+            self.lower_op(comp, op)?;
+        }
+        match self.body.ops[terminator].name.kind() {
+            Some(OpKind::FuncReturn | OpKind::Return | OpKind::SdyReturn) => {}
+            _ => {
+                return Err(self.error(terminator, "expected a return at the end of the block"));
+            }
+        }
+        self.operands(terminator)
+    }
+
+    // ----- values -----
+
+    /// The instruction of `value`.
+    pub(crate) fn value(&self, op: Op, value: Value) -> LowerResult<Instr> {
+        self.values.get(&value).copied().ok_or_else(|| {
+            self.error(op, "uses a value the lowering has not produced (is it defined later, or in a region HLO cannot see?)")
+        })
+    }
+
+    /// The instructions of `op`'s operands.
+    pub(crate) fn operands(&self, op: Op) -> LowerResult<Vec<Instr>> {
+        self.body.ops[op]
+            .operands
+            .iter()
+            .map(|&v| self.value(op, v))
+            .collect()
+    }
+
+    /// The HLO shape of `op`'s results: the one result's, or a tuple of them.
+    pub(crate) fn result_shape(&mut self, op: Op) -> LowerResult<Shape> {
+        // A future's shape is its payload's: the lowering gives an async
+        // start the shape of the op it starts. A distributed result has its
+        // per-device shape.
+        let mut shapes = Vec::new();
+        for result in self.body.ops[op].results.clone() {
+            let types = match self.body.ty(result) {
+                Type::Future(payload) => payload.clone(),
+                other => vec![other.clone()],
+            };
+            for ty in types {
+                let shape = self.shape(&ty).map_err(|m| self.error(op, m))?;
+                let shape = self
+                    .localize(result, shape)
+                    .map_err(|m| self.error(op, m))?;
+                shapes.push(shape);
+            }
+        }
+        let mut shape = match shapes.as_slice() {
+            [only] => *only,
+            _ => self.module.shapes.tuple(&shapes),
+        };
+        // XLA's translation honours a result layout carried as `xla_shape`.
+        if let Some(text) = self
+            .body
+            .attribute(op, "xla_shape")
+            .and_then(Attribute::as_str)
+            && let Ok(with_layout) = weft_ir::text::parse_shape(text, &mut self.module.shapes)
+            && weft_ir::shape_util::compatible(&self.module.shapes, with_layout, shape)
+        {
+            shape = with_layout;
+        }
+        Ok(shape)
+    }
+
+    /// Records `instr` as the value of `op`'s results: directly for one result,
+    /// through `get-tuple-element`s for several.
+    pub(crate) fn bind_results(&mut self, comp: Comp, op: Op, instr: Instr) {
+        let results = self.body.ops[op].results.clone();
+        if let [only] = results.as_slice() {
+            self.values.insert(*only, instr);
+            return;
+        }
+        let name = self.module.instrs[instr].name.clone();
+        for (index, result) in results.into_iter().enumerate() {
+            let element = self.get_tuple_element(comp, instr, index, &name);
+            self.values.insert(result, element);
+        }
+    }
+
+    /// `get-tuple-element(tuple), index=index`.
+    pub(crate) fn get_tuple_element(
+        &mut self,
+        comp: Comp,
+        tuple: Instr,
+        index: usize,
+        base_name: &str,
+    ) -> Instr {
+        let tuple_shape = self.module.shape_of(tuple);
+        let shape = self
+            .module
+            .shapes
+            .tuple_elements(tuple_shape)
+            .and_then(|e| e.get(index).copied())
+            .expect("get-tuple-element of a tuple element that exists");
+        self.emit(
+            comp,
+            &format!("{base_name}.gte{index}"),
+            Opcode::GetTupleElement,
+            shape,
+            vec![tuple],
+            Attrs::GetTupleElement {
+                index: index as i64,
+            },
+        )
+    }
+
+    /// A tuple of `elements`.
+    pub(crate) fn tuple(&mut self, comp: Comp, elements: Vec<Instr>, name: &str) -> Instr {
+        let shapes: Vec<Shape> = elements.iter().map(|&e| self.module.shape_of(e)).collect();
+        let shape = self.module.shapes.tuple(&shapes);
+        self.emit(comp, name, Opcode::Tuple, shape, elements, Attrs::plain())
+    }
+
+    // ----- instructions -----
+
+    /// Adds an instruction to `comp` with a unique name based on `wanted`.
+    pub(crate) fn emit(
+        &mut self,
+        comp: Comp,
+        wanted: &str,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<Instr>,
+        attrs: Attrs,
+    ) -> Instr {
+        let name = self.instr_names.unique(&sanitize(wanted));
+        self.module.add_instr(InstrData {
+            name,
+            opcode,
+            shape,
+            operands,
+            callees: Vec::new(),
+            attrs,
+            common: None,
+            metadata: None,
+            parent: comp,
+        })
+    }
+
+    /// The name for `op`'s instruction: its location's name when it has one
+    /// (as XLA's translation does), else `fallback`.
+    pub(crate) fn name_for(&self, op: Op, fallback: &str) -> String {
+        location_name(self.body, self.body.ops[op].location.as_ref())
+            .unwrap_or_else(|| fallback.to_string())
+    }
+
+    /// An error located at `op`.
+    pub(crate) fn error(&self, op: Op, message: impl Into<String>) -> Box<Diagnostic> {
+        let span = self.body.span(op).unwrap_or_default();
+        let name = self.body.ops[op].name.as_str();
+        Box::new(Diagnostic::error(
+            span,
+            format!("cannot lower '{name}': {}", message.into()),
+        ))
+    }
+
+    /// An error located at `op`, with a hint.
+    pub(crate) fn error_with_hint(
+        &self,
+        op: Op,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Box<Diagnostic> {
+        let error = self.error(op, message);
+        Box::new(error.with_hint(hint))
+    }
+
+    /// The next free channel id.
+    pub(crate) fn fresh_channel(&mut self) -> i64 {
+        let id = self.next_channel;
+        self.next_channel += 1;
+        id
+    }
+}
+
+/// The module's name: `@jit_f` gives `jit_f`.
+fn module_name(body: &Body) -> String {
+    body.symbol_name(body.module)
+        .map(sanitize)
+        .unwrap_or_else(|| "main".to_string())
+}
+
+/// An integer attribute's value.
+pub(crate) fn integer_attribute(attribute: Option<&Attribute>) -> Option<i64> {
+    attribute?.as_integer().and_then(|v| i64::try_from(v).ok())
+}
+
+/// Makes `text` a valid HLO name: letters, digits, `_`, `.` and `-`.
+fn sanitize(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '-') {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// The name a location gives (`loc("psum.3")`, through aliases, call sites and
+/// fused locations).
+fn location_name(body: &Body, location: Option<&Location>) -> Option<String> {
+    let mut location = location?;
+    for _ in 0..16 {
+        match location {
+            Location::Name { name, .. } => return Some(name.clone()),
+            Location::Alias(alias) => {
+                location = &body
+                    .location_aliases
+                    .iter()
+                    .find(|a| &a.name == alias)?
+                    .location;
+            }
+            Location::CallSite { callee, .. } => location = callee,
+            Location::Fused { locations, .. } => {
+                location = locations
+                    .iter()
+                    .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn post_order(
+    module: &Module,
+    comp: Comp,
+    seen: &mut rustc_hash::FxHashSet<Comp>,
+    order: &mut Vec<Comp>,
+) {
+    if !seen.insert(comp) {
+        return;
+    }
+    for &instr in &module.comps[comp].body {
+        for &callee in &module.instrs[instr].callees {
+            post_order(module, callee, seen, order);
+        }
+    }
+    order.push(comp);
+}

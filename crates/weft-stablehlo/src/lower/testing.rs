@@ -1,0 +1,133 @@
+//! The reference interpreter's dialects, lowered so a runtime can enforce
+//! them: each `check.*` op becomes a side-effecting custom-call named after
+//! the op (`check.expect_eq`, `check.expect_almost_eq`, `check.expect_close`,
+//! `check.expect_serialized_eq`) whose operands are the actual and expected
+//! values (a `*_const` form's expected value becomes a `constant`), with its
+//! numeric options as a JSON `backend_config` (`{"tolerance": 0.0001}`,
+//! `{"max_ulp_difference": 3, "min_ulp_difference": 0}`, `{"probe_id": "p",
+//! "iteration": 1}`). `interpreter.print` becomes `interpreter.print`;
+//! `interpreter.probe` becomes `interpreter.probe`, which returns its operand.
+//!
+//! `interpreter.run_parallel` runs several functions on a process grid: it is
+//! a driver, not a computation, so the lowering refuses it and the runtime
+//! lowers each program it names instead.
+
+use weft_ir::attrs::{Attrs, BackendConfig, CustomCallAttrs};
+use weft_ir::literal::Literal;
+use weft_ir::{Comp, Opcode};
+
+use super::{LowerResult, Lowering};
+use crate::ir::attribute::DenseValues;
+use crate::ir::{Attribute, Op};
+use crate::ops::OpKind;
+
+impl Lowering<'_> {
+    pub(crate) fn lower_testing(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
+        let target = match kind {
+            OpKind::CheckExpectEq | OpKind::CheckExpectEqConst => "check.expect_eq",
+            OpKind::CheckExpectAlmostEq | OpKind::CheckExpectAlmostEqConst => {
+                "check.expect_almost_eq"
+            }
+            OpKind::CheckExpectClose => "check.expect_close",
+            OpKind::CheckExpectSerializedEq => "check.expect_serialized_eq",
+            OpKind::InterpreterPrint => "interpreter.print",
+            OpKind::InterpreterProbe => "interpreter.probe",
+            _ => {
+                return Err(self.error_with_hint(
+                    op,
+                    "interpreter.run_parallel drives several programs and is not a computation",
+                    "lower each function it runs on its own (weft interpret runs the whole case)",
+                ));
+            }
+        };
+        let mut operands = self.operands(op)?;
+        let name = self.name_for(op, target);
+        if matches!(
+            kind,
+            OpKind::CheckExpectEqConst | OpKind::CheckExpectAlmostEqConst
+        ) {
+            let Some(Attribute::DenseElements(dense)) = self.body.attribute(op, "value") else {
+                return Err(self.error(op, "missing the expected value"));
+            };
+            let DenseValues::Array(array) = &dense.values else {
+                return Err(self.error(op, "string constants have no HLO equivalent"));
+            };
+            let literal = Literal::Array(array.clone());
+            let ty = dense.ty.clone();
+            let shape = self.shape(&ty).map_err(|m| self.error(op, m))?;
+            let expected = self.emit(
+                comp,
+                &format!("{name}.expected"),
+                Opcode::Constant,
+                shape,
+                Vec::new(),
+                Attrs::Constant(Box::new(literal)),
+            );
+            operands.push(expected);
+        }
+        let config = self.check_config(op, kind);
+        let shape = if kind == OpKind::InterpreterProbe {
+            self.module.shape_of(operands[0])
+        } else {
+            self.module.shapes.empty_tuple()
+        };
+        let attrs = CustomCallAttrs {
+            target: target.to_string(),
+            has_side_effect: true,
+            ..CustomCallAttrs::default()
+        };
+        let instr = self.emit(
+            comp,
+            &name,
+            Opcode::CustomCall,
+            shape,
+            operands,
+            Attrs::CustomCall(Box::new(attrs)),
+        );
+        if let Some(config) = config {
+            self.module.instrs[instr].common_mut().backend_config = Some(BackendConfig(config));
+        }
+        if kind == OpKind::InterpreterProbe {
+            self.bind_results(comp, op, instr);
+        }
+        Ok(())
+    }
+
+    /// The JSON options of a check op.
+    fn check_config(&self, op: Op, kind: OpKind) -> Option<String> {
+        let number = |name: &str| -> Option<String> {
+            match self.body.attribute(op, name)? {
+                Attribute::Float { value, .. } => Some(format!("{value:e}")),
+                Attribute::Integer { value, .. } => Some(value.to_string()),
+                _ => None,
+            }
+        };
+        let string = |name: &str| -> Option<String> {
+            let text = self.body.attribute(op, name)?.as_str()?;
+            Some(format!(
+                "\"{}\"",
+                text.replace('\\', "\\\\").replace('"', "\\\"")
+            ))
+        };
+        let fields: Vec<(&str, Option<String>)> = match kind {
+            OpKind::CheckExpectAlmostEq | OpKind::CheckExpectAlmostEqConst => {
+                vec![("tolerance", number("tolerance"))]
+            }
+            OpKind::CheckExpectClose => vec![
+                ("max_ulp_difference", number("max_ulp_difference")),
+                ("min_ulp_difference", number("min_ulp_difference")),
+            ],
+            OpKind::CheckExpectSerializedEq => vec![
+                ("probe_id", string("probe_id")),
+                ("iteration", number("iteration")),
+            ],
+            OpKind::InterpreterProbe => vec![("probe_id", string("probe_id"))],
+            _ => return None,
+        };
+        let present: Vec<String> = fields
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|v| format!("\"{key}\": {v}")))
+            .collect();
+        (!present.is_empty()).then(|| format!("{{{}}}", present.join(", ")))
+    }
+}
