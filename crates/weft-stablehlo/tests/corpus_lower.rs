@@ -3,7 +3,8 @@
 //! module that passes weft's HLO verifier, and the per-device module has the
 //! same collectives, with the same device groups, as XLA's own per-device
 //! module (`NAME.spmd.hlo.txt`, or `async/NAME.async.hlo.txt` whose
-//! collectives are start/done pairs).
+//! collectives are start/done pairs). Every case of the StableHLO interpreter
+//! suite lowers too, but for the documented refusals.
 //!
 //! The corpus is read at run time from `../shared/corpus/`; without it every
 //! trial is skipped with a message.
@@ -146,5 +147,76 @@ fn main() {
             }));
         }
     }
+    trials.push(Trial::test("lower::stablehlo_interpret_suite", move || {
+        interpret_suite(&dir)
+    }));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Every case of the StableHLO interpreter suite lowers to a module that
+/// verifies, except the refusals the lowering documents: a multi-program
+/// driver (`interpreter.run_parallel`), dot algorithms, and `i1` bitcasts.
+fn interpret_suite(jax_dir: &Path) -> Result<(), Failed> {
+    const REFUSALS: [&str; 3] = [
+        "interpreter.run_parallel drives several programs",
+        "dot algorithms are not lowered",
+        "a bitcast between i1",
+    ];
+    let root = jax_dir.join("../stablehlo-interpret/files");
+    let mut files = Vec::new();
+    collect_mlir(&root, &mut files);
+    let (mut lowered, mut refused, mut failures) = (0, 0, Vec::new());
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+        for (index, case) in weft_stablehlo::text::split::split_input_file(&text)
+            .iter()
+            .enumerate()
+        {
+            if !case.text.contains("func.func") {
+                continue;
+            }
+            let body = match weft_stablehlo::text::parse(case.text) {
+                Ok(body) => body,
+                Err(d) => {
+                    failures.push(format!("{}#{index}: {}", file.display(), d.message));
+                    continue;
+                }
+            };
+            match weft_stablehlo::lower::lower(&body) {
+                Ok(module) => match weft_ir::verify(&module) {
+                    Ok(()) => lowered += 1,
+                    Err(errors) => failures.push(format!(
+                        "{}#{index}: does not verify: {}",
+                        file.display(),
+                        errors[0].message
+                    )),
+                },
+                Err(d) if REFUSALS.iter().any(|r| d.message.contains(r)) => refused += 1,
+                Err(d) => failures.push(format!("{}#{index}: {}", file.display(), d.message)),
+            }
+        }
+    }
+    eprintln!(
+        "stablehlo-interpret: {lowered} cases lowered and verified, {refused} refused as documented"
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+fn collect_mlir(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect_mlir(&path, out);
+        } else if path.extension().is_some_and(|e| e == "mlir") {
+            out.push(path);
+        }
+    }
 }

@@ -85,12 +85,14 @@ impl Structured {
     }
 }
 
-/// `#stablehlo<kind KEYWORD>`: the keyword, when `attribute` is an enum of `kind`.
+/// `#stablehlo<kind KEYWORD>` (or `#chlo<kind KEYWORD>`): the keyword, when
+/// `attribute` is an enum of `kind`.
 pub fn enum_keyword<'a>(attribute: Option<&'a Attribute>, kind: &str) -> Option<&'a str> {
     let Some(Attribute::Opaque(text)) = attribute else {
         return None;
     };
-    text.strip_prefix("#stablehlo<")?
+    text.strip_prefix("#stablehlo<")
+        .or_else(|| text.strip_prefix("#chlo<"))?
         .strip_suffix('>')?
         .strip_prefix(kind)?
         .strip_prefix(' ')

@@ -97,6 +97,12 @@ impl Lowering<'_> {
     }
 
     fn lower_op_kind(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
+        if kind == OpKind::BitcastConvert && self.bitcasts_booleans(op) {
+            return Err(self.error(
+                op,
+                "a bitcast between i1 and a wider type has no HLO equivalent (HLO's pred takes a byte)",
+            ));
+        }
         if let Some(opcode) = plain_opcode(kind) {
             return self.one_instruction(comp, op, opcode, Attrs::plain());
         }
@@ -220,6 +226,15 @@ impl Lowering<'_> {
             K::BatchNormGrad | K::BatchNormInference | K::BatchNormTraining => {
                 self.batch_norm(comp, op, kind)
             }
+            K::DynamicBroadcastInDim
+                if self
+                    .body
+                    .ty(self.body.ops[op].results[0])
+                    .static_dims()
+                    .is_some() =>
+            {
+                self.broadcast_in_dim(comp, op)
+            }
             K::DynamicIota
             | K::DynamicReshape
             | K::DynamicBroadcastInDim
@@ -300,6 +315,19 @@ impl Lowering<'_> {
 
     // ----- helpers -----
 
+    /// Whether a `bitcast_convert` reinterprets `i1` bits as another type.
+    fn bitcasts_booleans(&self, op: Op) -> bool {
+        let element = |value| {
+            self.body
+                .ty(value)
+                .as_tensor()
+                .and_then(|t| t.element.hlo())
+        };
+        let from = element(self.body.ops[op].operands[0]);
+        let to = element(self.body.ops[op].results[0]);
+        from != to && (from == Some(ElementType::Pred) || to == Some(ElementType::Pred))
+    }
+
     /// Emits one instruction with `op`'s operands and result shape, and binds
     /// its results.
     pub(crate) fn one_instruction(
@@ -377,10 +405,8 @@ impl Lowering<'_> {
         let Some(Attribute::DenseElements(dense)) = self.body.attribute(op, "value") else {
             return Err(self.error(op, "constant without a dense value"));
         };
-        let DenseValues::Array(array) = &dense.values else {
-            return Err(self.error(op, "string constants have no HLO equivalent"));
-        };
-        let literal = Literal::Array(array.clone());
+        let literal = dense_literal(dense)
+            .ok_or_else(|| self.error(op, "string constants have no HLO equivalent"))?;
         self.one_instruction(
             comp,
             op,
@@ -1041,6 +1067,21 @@ impl Lowering<'_> {
             },
         )
     }
+}
+
+/// The literal of a `dense<…>` of numbers, with the type's dimensions (which
+/// an empty tensor's elements alone do not give); `None` for strings.
+pub(crate) fn dense_literal(dense: &crate::ir::attribute::DenseElements) -> Option<Literal> {
+    let DenseValues::Array(array) = &dense.values else {
+        return None;
+    };
+    let mut array = array.clone();
+    if let Some(dims) = dense.ty.static_dims()
+        && dims.iter().product::<i64>() == array.len() as i64
+    {
+        array.dims = dims;
+    }
+    Some(Literal::Array(array))
 }
 
 /// `array<i64: …>`, `array<i1: …>` or an integer `dense<…>` as a list.

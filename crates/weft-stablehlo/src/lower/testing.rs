@@ -13,11 +13,9 @@
 //! lowers each program it names instead.
 
 use weft_ir::attrs::{Attrs, BackendConfig, CustomCallAttrs};
-use weft_ir::literal::Literal;
 use weft_ir::{Comp, Opcode};
 
 use super::{LowerResult, Lowering};
-use crate::ir::attribute::DenseValues;
 use crate::ir::{Attribute, Op};
 use crate::ops::OpKind;
 
@@ -49,10 +47,8 @@ impl Lowering<'_> {
             let Some(Attribute::DenseElements(dense)) = self.body.attribute(op, "value") else {
                 return Err(self.error(op, "missing the expected value"));
             };
-            let DenseValues::Array(array) = &dense.values else {
-                return Err(self.error(op, "string constants have no HLO equivalent"));
-            };
-            let literal = Literal::Array(array.clone());
+            let literal = super::ops::dense_literal(dense)
+                .ok_or_else(|| self.error(op, "string constants have no HLO equivalent"))?;
             let ty = dense.ty.clone();
             let shape = self.shape(&ty).map_err(|m| self.error(op, m))?;
             let expected = self.emit(

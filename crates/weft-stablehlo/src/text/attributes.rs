@@ -623,12 +623,23 @@ fn fits(element: &ElementKind, value: i128) -> bool {
     let ElementKind::Integer { width, signedness } = element else {
         return true;
     };
-    let width = (*width).min(127);
-    let unsigned_max = (1i128 << width) - 1;
-    let signed_min = -(1i128 << (width - 1));
+    // The bounds saturate at i128's range (a literal is an i128): `1 << 127`
+    // is already out of it.
+    let width = (*width).min(128);
+    let unsigned_max = if width >= 127 {
+        i128::MAX
+    } else {
+        (1i128 << width) - 1
+    };
+    let signed_max = if width >= 128 {
+        i128::MAX
+    } else {
+        (1i128 << (width - 1)) - 1
+    };
+    let signed_min = -signed_max - 1;
     match signedness {
         Signedness::Unsigned => (0..=unsigned_max).contains(&value),
-        Signedness::Signed => (signed_min..=(unsigned_max >> 1)).contains(&value),
+        Signedness::Signed => (signed_min..=signed_max).contains(&value),
         Signedness::Signless => (signed_min..=unsigned_max).contains(&value),
     }
 }
@@ -882,6 +893,27 @@ fn print_element(out: &mut String, array: &ArrayLiteral, i: usize, element: &Ele
             out.push(',');
             out.push_str(&float::format(*kind, im));
             out.push(')');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::{PrintOptions, parse, print};
+
+    /// Fuzz finding: `fits` overflowed (`(1 << 127) - 1`) on integer types of
+    /// 127 bits or more (`0 : i642`).
+    #[test]
+    fn wide_integer_attributes_do_not_overflow() {
+        let text = "\"x.op\"() {a = 0 : i642, b = -1 : si128, c = 170141183460469231731687303715884105727 : i127, d = -85070591730234615865843651857942052864 : si127, e = 7 : ui300} : () -> ()\n";
+        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
+        let printed = print(&body, &PrintOptions::default());
+        assert!(printed.contains("a = 0 : i642"), "{printed}");
+        for bad in [
+            "\"x.op\"() {a = -1 : ui127} : () -> ()\n",
+            "\"x.op\"() {a = 85070591730234615865843651857942052864 : si127} : () -> ()\n",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
         }
     }
 }

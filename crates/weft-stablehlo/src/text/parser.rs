@@ -110,7 +110,13 @@ impl<'a> Parser<'a> {
         let top = self.body.blocks[implicit_block].ops.clone();
         if let [only] = top[..]
             && self.body.ops[only].name == OpName::module()
+            && let [region] = self.body.ops[only].regions[..]
         {
+            // The module's body is one block (`Body::module_block`); `module {}`
+            // reads as none, and MLIR's parser adds it.
+            if self.body.regions[region].blocks.is_empty() {
+                self.new_block(region);
+            }
             self.body.module = only;
             self.body.ops[only].parent = None;
             self.body.blocks[implicit_block].ops.clear();
@@ -654,5 +660,40 @@ pub(crate) trait IntoHint {
 impl IntoHint for Box<Diagnostic> {
     fn into_hint(self, hint: &str) -> Box<Diagnostic> {
         Box::new((*self).with_hint(hint))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::{PrintOptions, parse, print};
+
+    /// Fuzz finding: a file that is one module without a block (`module{}`), or
+    /// one generic `builtin.module` without a region, became the module, and
+    /// `Body::module_block` (the verifier's function table) indexed past the
+    /// end.
+    #[test]
+    fn top_level_module_always_has_a_block() {
+        for text in [
+            "module{}",
+            "\"builtin.module\"() ({}) : () -> ()",
+            "\"builtin.module\"() : () -> ()",
+            "\"builtin.module\"() ({}, {}) : () -> ()",
+        ] {
+            let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
+            let _ = crate::verify::verify(&body);
+            let _ = body.functions();
+            for options in [
+                PrintOptions::default(),
+                PrintOptions {
+                    generic: true,
+                    ..Default::default()
+                },
+            ] {
+                let once = print(&body, &options);
+                let again = parse(&once).unwrap_or_else(|d| panic!("{}", d.render("printed", &once)));
+                let _ = crate::verify::verify(&again);
+                assert_eq!(print(&again, &options), once, "{text}");
+            }
+        }
     }
 }

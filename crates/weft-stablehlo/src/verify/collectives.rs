@@ -161,7 +161,15 @@ fn check_channel(cx: &mut Checker, op: Op) {
     }
 }
 
+/// The number of processes in each group, when it is known statically: with
+/// a channel and no `use_global_device_ids` (cross_replica_and_partition) a
+/// group spans every partition, whose count the op does not say.
 fn group_size(body: &Body, op: Op) -> Option<usize> {
+    let channel =
+        crate::ir::dialect_attr::channel_id(body.attribute(op, "channel_handle")).unwrap_or(0);
+    if channel > 0 && body.attribute(op, "use_global_device_ids").is_none() {
+        return None;
+    }
     let groups = dense_rows(body.attribute(op, "replica_groups")?).ok()?;
     groups.first().map(Vec::len)
 }

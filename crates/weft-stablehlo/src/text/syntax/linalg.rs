@@ -599,10 +599,13 @@ fn parse_conv_layout(c: &mut Cursor<'_>, letters: [char; 2]) -> PResult<ConvLayo
             format!("expected dimensions {} not specified", missing.join(", ")),
         ));
     };
-    let count = spatial_at.iter().map(|&(d, _)| d + 1).max().unwrap_or(0);
-    let mut spatial = vec![-1; count as usize];
+    // Spatial dimensions are numbered 0..n-1 for n of them: a larger number
+    // means a smaller one is missing (and must not size an allocation).
+    let mut spatial = vec![-1; spatial_at.len()];
     for (dim, at) in spatial_at {
-        spatial[dim as usize] = at;
+        if let Some(slot) = usize::try_from(dim).ok().and_then(|d| spatial.get_mut(d)) {
+            *slot = at;
+        }
     }
     if let Some(missing) = spatial.iter().position(|&at| at < 0) {
         return Err(c.error_at(
@@ -927,6 +930,25 @@ mod tests {
         );
         let (pretty, _) = round_trip(&text);
         assert_eq!(pretty, format!("module {{\n{}}}\n", indent(&text)));
+    }
+
+    #[test]
+    fn huge_spatial_dimension_is_an_error_not_an_allocation() {
+        let text = wrap_convolution("[b, 3000000000, f]x[0, i, o]->[b, 0, f]");
+        let error = crate::text::parse(&text).unwrap_err();
+        assert!(
+            error.message.contains("spatial dimension 0 not specified"),
+            "{}",
+            error.message
+        );
+        let text = wrap_convolution("[b, 9223372036854775807, f]x[0, i, o]->[b, 0, f]");
+        assert!(crate::text::parse(&text).is_err());
+    }
+
+    fn wrap_convolution(dims: &str) -> String {
+        format!(
+            "func.func @f(%a: tensor<1x4x1xf32>, %b: tensor<2x1x1xf32>) -> tensor<1x3x1xf32> {{\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = {dims}, window = {{}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x1xf32>, tensor<2x1x1xf32>) -> tensor<1x3x1xf32>\n  return %0 : tensor<1x3x1xf32>\n}}\n"
+        )
     }
 
     #[test]

@@ -189,10 +189,19 @@ pub(super) fn print_func(pr: &mut Printer<'_>, op: Op) -> bool {
         return false;
     };
     let entry = data.regions.first().and_then(|&r| body.entry_block(r));
-    if let Some(entry) = entry
-        && body.blocks[entry].arguments.len() != function.inputs.len()
-    {
-        return false;
+    // The custom form takes the argument types from `function_type`: when the
+    // entry block disagrees with it (as MLIR's verifier would report), only the
+    // generic form keeps both.
+    if let Some(entry) = entry {
+        let arguments = &body.blocks[entry].arguments;
+        if arguments.len() != function.inputs.len()
+            || arguments
+                .iter()
+                .zip(&function.inputs)
+                .any(|(&argument, ty)| body.ty(argument) != ty)
+        {
+            return false;
+        }
     }
     pr.print_op_name(&data.name);
     pr.out.push(' ');
@@ -357,4 +366,19 @@ pub(super) fn print_call(pr: &mut Printer<'_>, op: Op) -> bool {
     let function = function_type_of(pr, op);
     print_function_type(&mut pr.out, &function);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::syntax::test_support::round_trip;
+
+    /// Fuzz finding: a generic `func.func` whose entry block's argument types
+    /// differ from `function_type` printed in the custom form with the
+    /// signature's types, so the body's uses no longer matched.
+    #[test]
+    fn func_with_mismatched_entry_block_prints_generic() {
+        let text = "\"func.func\"() <{function_type = (tensor<1xf32>) -> tensor<3xf32>, sym_name = \"g\"}> ({\n^bb0(%arg0: tensor<3xf32>):\n  %0 = \"x.y\"(%arg0) : (tensor<3xf32>) -> tensor<3xf32>\n  \"func.return\"(%0) : (tensor<3xf32>) -> ()\n}) : () -> ()\n";
+        let (custom, _) = round_trip(text);
+        assert!(custom.contains("\"func.func\"() <{"), "{custom}");
+    }
 }
