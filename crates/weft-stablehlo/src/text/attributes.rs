@@ -815,7 +815,10 @@ pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
     let dims = tensor.static_dims().unwrap_or_default();
     match &dense.values {
         DenseValues::Strings(strings) => {
-            if !strings.is_empty() && strings.iter().all(|s| s == &strings[0]) {
+            if strings.is_empty() {
+                // No elements: `dense<>`, as for numbers (and as MLIR prints
+                // any tensor without elements).
+            } else if strings.iter().all(|s| s == &strings[0]) {
                 print_string(out, &strings[0]);
             } else {
                 let mut next = 0;
@@ -915,5 +918,18 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Fuzz finding: a string splat for a tensor without elements
+    /// (`dense<"ab"> : tensor<0xf32>`) printed as `dense<[]>`, which read back
+    /// as numbers and printed as `dense<>`.
+    #[test]
+    fn empty_string_dense_prints_as_empty() {
+        let text = "\"x.op\"() {a = dense<\"ab\"> : tensor<0xf32>, b = dense<\"c\"> : tensor<2x0xi32>} : () -> ()\n";
+        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
+        let printed = print(&body, &PrintOptions::default());
+        assert!(printed.contains("a = dense<> : tensor<0xf32>"), "{printed}");
+        let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
+        assert_eq!(print(&again, &PrintOptions::default()), printed);
     }
 }

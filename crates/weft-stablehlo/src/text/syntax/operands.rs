@@ -66,6 +66,10 @@ pub(super) fn parse_result_types(p: &mut Parser<'_>, name: OpName) -> PResult<Pa
 
 pub(super) fn print_result_types(pr: &mut Printer<'_>, op: Op) -> bool {
     let data = &pr.body.ops[op];
+    // The form needs a result type to read back.
+    if data.results.is_empty() {
+        return false;
+    }
     pr.print_op_name(&data.name.clone());
     if !data.operands.is_empty() {
         pr.out.push(' ');
@@ -96,5 +100,22 @@ pub(super) fn function_type_of(pr: &Printer<'_>, op: Op) -> crate::ir::FunctionT
             .iter()
             .map(|&v| pr.body.ty(v).clone())
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::syntax::test_support::round_trip;
+
+    /// Fuzz finding: an op of the `op : types` form without results printed as
+    /// `stablehlo.partition_id : `, which does not read back.
+    #[test]
+    fn result_types_form_without_results_prints_generic() {
+        let text = "\"\"()({\"stablehlo.partition_id\"():()->()}):()->()";
+        let (custom, _) = round_trip(text);
+        assert!(
+            custom.contains("\"stablehlo.partition_id\"() : () -> ()"),
+            "{custom}"
+        );
     }
 }

@@ -28,6 +28,10 @@ pub(super) fn parse_module(p: &mut Parser<'_>, name: OpName) -> PResult<ParsedOp
 
 pub(super) fn print_module(pr: &mut Printer<'_>, op: Op) -> bool {
     let data = &pr.body.ops[op];
+    // The custom form has exactly one region.
+    let [region] = data.regions[..] else {
+        return false;
+    };
     pr.out.push_str("module");
     if let Some(Attribute::String(name)) = attribute::find(&data.properties, "sym_name") {
         pr.out.push(' ');
@@ -47,10 +51,7 @@ pub(super) fn print_module(pr: &mut Printer<'_>, op: Op) -> bool {
         print_attribute_dictionary(&mut pr.out, &rest);
     }
     pr.out.push(' ');
-    match data.regions.first() {
-        Some(&region) => pr.print_owned_region(op, region, false),
-        None => pr.out.push_str("{\n}"),
-    }
+    pr.print_owned_region(op, region, false);
     true
 }
 
