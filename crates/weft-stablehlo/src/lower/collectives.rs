@@ -310,6 +310,35 @@ impl Lowering<'_> {
 
     // ----- point to point and feeds -----
 
+    /// The attributes of a send or recv: its channel and whether it talks to
+    /// the host.
+    fn transfer_attrs(&self, op: Op) -> Attrs {
+        Attrs::SendRecv {
+            channel_id: channel_id(self.body.attribute(op, "channel_handle")),
+            is_host_transfer: self.flag(op, "is_host_transfer"),
+        }
+    }
+
+    /// A send's or recv's shape: `(data, u32[] context, token)`.
+    fn transfer_shape(&mut self, data: Shape) -> Shape {
+        let context = self
+            .module
+            .shapes
+            .array_with_default_layout(ElementType::U32, &[]);
+        let token = self.module.shapes.token();
+        self.module.shapes.tuple(&[data, context, token])
+    }
+
+    /// The HLO shapes of `values`.
+    fn value_shapes(&mut self, op: Op, values: &[crate::ir::Value]) -> LowerResult<Vec<Shape>> {
+        let mut shapes = Vec::new();
+        for &value in values {
+            let ty = self.body.ty(value).clone();
+            shapes.push(self.shape(&ty).map_err(|m| self.error(op, m))?);
+        }
+        Ok(shapes)
+    }
+
     fn send(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
         let mut operands = self.operands(op)?;
         let token = operands
@@ -320,20 +349,10 @@ impl Lowering<'_> {
             [only] => *only,
             _ => self.tuple(comp, operands, &name),
         };
-        let attrs = Attrs::SendRecv {
-            channel_id: channel_id(self.body.attribute(op, "channel_handle")),
-            is_host_transfer: self.flag(op, "is_host_transfer"),
-        };
+        let attrs = self.transfer_attrs(op);
         let data_shape = self.module.shape_of(data);
-        let context = self
-            .module
-            .shapes
-            .array_with_default_layout(ElementType::U32, &[]);
         let token_shape = self.module.shapes.token();
-        let send_shape = self
-            .module
-            .shapes
-            .tuple(&[data_shape, context, token_shape]);
+        let send_shape = self.transfer_shape(data_shape);
         let send = self.emit(
             comp,
             &name,
@@ -361,28 +380,14 @@ impl Lowering<'_> {
         let Some((&token_result, data_results)) = results.split_last() else {
             return Err(self.error(op, "recv needs a token result"));
         };
-        let mut data_shapes = Vec::new();
-        for &result in data_results {
-            let ty = self.body.ty(result).clone();
-            data_shapes.push(self.shape(&ty).map_err(|m| self.error(op, m))?);
-        }
+        let data_shapes = self.value_shapes(op, data_results)?;
         let data_shape = match data_shapes.as_slice() {
             [only] => *only,
             _ => self.module.shapes.tuple(&data_shapes),
         };
-        let attrs = Attrs::SendRecv {
-            channel_id: channel_id(self.body.attribute(op, "channel_handle")),
-            is_host_transfer: self.flag(op, "is_host_transfer"),
-        };
-        let context = self
-            .module
-            .shapes
-            .array_with_default_layout(ElementType::U32, &[]);
+        let attrs = self.transfer_attrs(op);
         let token_shape = self.module.shapes.token();
-        let recv_shape = self
-            .module
-            .shapes
-            .tuple(&[data_shape, context, token_shape]);
+        let recv_shape = self.transfer_shape(data_shape);
         let recv = self.emit(
             comp,
             &name,
@@ -421,11 +426,7 @@ impl Lowering<'_> {
         let Some((&token_result, data_results)) = results.split_last() else {
             return Err(self.error(op, "infeed needs a token result"));
         };
-        let mut data_shapes = Vec::new();
-        for &result in data_results {
-            let ty = self.body.ty(result).clone();
-            data_shapes.push(self.shape(&ty).map_err(|m| self.error(op, m))?);
-        }
+        let data_shapes = self.value_shapes(op, data_results)?;
         let data_shape = self.module.shapes.tuple(&data_shapes);
         let token_shape = self.module.shapes.token();
         let shape = self.module.shapes.tuple(&[data_shape, token_shape]);

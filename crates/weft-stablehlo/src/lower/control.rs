@@ -219,8 +219,22 @@ impl Lowering<'_> {
     }
 
     fn call(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
-        let Some(crate::ir::Attribute::SymbolRef(path)) = self.body.attribute(op, "callee") else {
-            return Err(self.error(op, "call without a callee"));
+        let instr = self.call_function(comp, op, "callee", false)?;
+        self.bind_results(comp, op, instr);
+        Ok(())
+    }
+
+    /// A `call` of the function that `op`'s symbol attribute `attribute`
+    /// names, with `op`'s operands and result shape.
+    pub(crate) fn call_function(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        attribute: &str,
+        is_composite: bool,
+    ) -> LowerResult<Instr> {
+        let Some(crate::ir::Attribute::SymbolRef(path)) = self.body.attribute(op, attribute) else {
+            return Err(self.error(op, format!("missing the function '{attribute}'")));
         };
         let func = self.function_named(op, &path[0].clone())?;
         let callee = self.function_computation(func)?;
@@ -233,13 +247,10 @@ impl Lowering<'_> {
             Opcode::Call,
             shape,
             operands,
-            Attrs::Call {
-                is_composite: false,
-            },
+            Attrs::Call { is_composite },
         );
         self.module.instrs[instr].callees = vec![callee];
-        self.bind_results(comp, op, instr);
-        Ok(())
+        Ok(instr)
     }
 
     /// `while`: the loop state is the loop-carried values followed by the

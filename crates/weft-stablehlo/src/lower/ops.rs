@@ -845,23 +845,7 @@ impl Lowering<'_> {
 
     /// `stablehlo.composite`: a `call` of its decomposition, marked composite.
     fn composite(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
-        let Some(Attribute::SymbolRef(path)) = self.body.attribute(op, "decomposition") else {
-            return Err(self.error(op, "composite without a decomposition"));
-        };
-        let func = self.function_named(op, &path[0].clone())?;
-        let callee = self.function_computation(func)?;
-        let operands = self.operands(op)?;
-        let shape = self.result_shape(op)?;
-        let name = self.name_for(op, "call");
-        let instr = self.emit(
-            comp,
-            &name,
-            Opcode::Call,
-            shape,
-            operands,
-            Attrs::Call { is_composite: true },
-        );
-        self.module.instrs[instr].callees = vec![callee];
+        let instr = self.call_function(comp, op, "decomposition", true)?;
         let mut frontend = weft_ir::attrs::FrontendAttributes::default();
         if let Some(composite_name) = self.body.attribute(op, "name").and_then(Attribute::as_str) {
             frontend.set("composite.name", composite_name);
