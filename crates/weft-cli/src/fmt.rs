@@ -32,6 +32,15 @@ impl InputFormat {
     }
 }
 
+/// The StableHLO async styles `--async-style` chooses from.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AsyncStyleArg {
+    /// `stablehlo.async_start` with the collective in its region.
+    Region,
+    /// `stablehlo.<collective>_start` / `_done`.
+    Pairs,
+}
+
 #[derive(clap::Args)]
 pub struct FmtArgs {
     /// The file to format (HLO, or StableHLO when it ends in `.mlir`); `-` or
@@ -45,6 +54,13 @@ pub struct FmtArgs {
     /// (…) -> …`), as `--mlir-print-op-generic` does.
     #[arg(long)]
     generic: bool,
+    /// MLIR: write async collectives in this style: `region` (`async_start`
+    /// with the collective in its region, and `async_done`) or `pairs`
+    /// (`<collective>_start` and `<collective>_done`). What the other style
+    /// cannot say is kept as it is, with a warning. Without this flag each op
+    /// keeps the form it was written in.
+    #[arg(long, value_enum, value_name = "STYLE")]
+    async_style: Option<AsyncStyleArg>,
     /// MLIR: leave out locations (`loc(…)`) and location aliases.
     #[arg(long)]
     strip_locations: bool,
@@ -83,8 +99,10 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     if InputFormat::of(args.file.as_deref(), args.input_format) == InputFormat::Mlir {
         return run_mlir(args, &source, read);
     }
-    if args.generic || args.strip_locations {
-        eprintln!("error: --generic and --strip-locations apply to StableHLO (.mlir) input");
+    if args.generic || args.strip_locations || args.async_style.is_some() {
+        eprintln!(
+            "error: --generic, --strip-locations and --async-style apply to StableHLO (.mlir) input"
+        );
         return ExitCode::FAILURE;
     }
     let start = Instant::now();
@@ -131,7 +149,7 @@ fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let start = Instant::now();
-    let body = match weft_stablehlo::text::parse(&source.text) {
+    let mut body = match weft_stablehlo::text::parse(&source.text) {
         Ok(body) => body,
         Err(diagnostic) => {
             eprint!("{}", diagnostic.render(&source.name, &source.text));
@@ -139,6 +157,25 @@ fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
         }
     };
     let parse = millis(start);
+    if let Some(style) = args.async_style {
+        let style = match style {
+            AsyncStyleArg::Region => weft_stablehlo::async_style::AsyncStyle::Region,
+            AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
+        };
+        for skipped in weft_stablehlo::async_style::set_async_style(&mut body, style) {
+            let span = body.span(skipped.op).unwrap_or_default();
+            let message = format!(
+                "'{}' kept as it is: {}",
+                body.ops[skipped.op].name.as_str(),
+                skipped.reason
+            );
+            eprint!(
+                "{}",
+                weft_ir::diagnostic::Diagnostic::warning(span, message)
+                    .render(&source.name, &source.text)
+            );
+        }
+    }
     let start = Instant::now();
     let options = weft_stablehlo::text::PrintOptions {
         generic: args.generic,

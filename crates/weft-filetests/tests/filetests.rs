@@ -25,6 +25,16 @@
 //!   must equal `<file>.pretty.expected` or `<file>.generic.expected` and be a
 //!   fixed point; the generic text must also be the same program as the pretty
 //!   one (parsing it and printing pretty gives the file's pretty print).
+//! - `fmt --async-style=region` and `fmt --async-style=pairs` on a `.mlir`
+//!   file: rewrite its async collectives into that style
+//!   ([`weft_stablehlo::async_style`]) and print. The output must equal
+//!   `<file>.region.expected` or `<file>.pairs.expected`, be a fixed point,
+//!   verify clean, and survive the round trip: rewritten into the other style
+//!   and back it prints the same. Every op must convert (a warning fails).
+//! - `convert --to hlo` on a `.mlir` file: verify it, lower it
+//!   ([`weft_stablehlo::lower`]) and print the HLO module in the long form with
+//!   sugar; it must equal `<file>.hlo.expected` and pass the HLO verifier. The
+//!   file rewritten into either async style must lower to the same module.
 //! - `check` on a `.mlir` file works as on an HLO file (below), with the
 //!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
@@ -66,6 +76,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use weft_ir::text::{PrintOptions, Style, parse, print};
 use weft_ir::{Diagnostic, Module};
+use weft_stablehlo::async_style::{AsyncStyle, set_async_style};
 use weft_stablehlo::text as mlir;
 
 /// The directive that adds a command to a file's header.
@@ -116,6 +127,8 @@ fn main() {
 enum Command {
     Fmt { short: bool, sugar: bool },
     MlirFmt { generic: bool },
+    AsyncStyle { pairs: bool },
+    ConvertToHlo,
     Error,
     Check,
 }
@@ -138,9 +151,12 @@ impl Format {
 }
 
 impl Command {
-    const ALL: [Command; 8] = [
+    const ALL: [Command; 11] = [
         Command::MlirFmt { generic: false },
         Command::MlirFmt { generic: true },
+        Command::AsyncStyle { pairs: false },
+        Command::AsyncStyle { pairs: true },
+        Command::ConvertToHlo,
         Command::Fmt {
             short: false,
             sugar: true,
@@ -169,8 +185,17 @@ impl Command {
                 (Some("check"), None, _) => Ok(Command::Check),
                 (Some("fmt"), None, _) => Ok(Command::MlirFmt { generic: false }),
                 (Some("fmt"), Some("--generic"), None) => Ok(Command::MlirFmt { generic: true }),
+                (Some("fmt"), Some("--async-style=region"), None) => {
+                    Ok(Command::AsyncStyle { pairs: false })
+                }
+                (Some("fmt"), Some("--async-style=pairs"), None) => {
+                    Ok(Command::AsyncStyle { pairs: true })
+                }
+                (Some("convert"), Some("--to"), Some("hlo")) if words.next().is_none() => {
+                    Ok(Command::ConvertToHlo)
+                }
                 _ => Err(format!(
-                    "unknown command `{}` for a .mlir file (expected `fmt [--generic]`, `error` or `check`)",
+                    "unknown command `{}` for a .mlir file (expected `fmt [--generic | --async-style=region|pairs]`, `convert --to hlo`, `error` or `check`)",
                     text.trim()
                 )),
             };
@@ -209,6 +234,9 @@ impl Command {
             Command::Check => "check".to_string(),
             Command::MlirFmt { generic: false } => "fmt".to_string(),
             Command::MlirFmt { generic: true } => "fmt --generic".to_string(),
+            Command::AsyncStyle { pairs: false } => "fmt --async-style=region".to_string(),
+            Command::AsyncStyle { pairs: true } => "fmt --async-style=pairs".to_string(),
+            Command::ConvertToHlo => "convert --to hlo".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -229,6 +257,9 @@ impl Command {
             Command::Check => "check",
             Command::MlirFmt { generic: false } => "pretty",
             Command::MlirFmt { generic: true } => "generic",
+            Command::AsyncStyle { pairs: false } => "region",
+            Command::AsyncStyle { pairs: true } => "pairs",
+            Command::ConvertToHlo => "hlo",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -267,6 +298,8 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
                 run_fmt(&rel, &source, &options, &expected)
             }
             Command::MlirFmt { generic } => run_mlir_fmt(&rel, &source, generic, &expected),
+            Command::AsyncStyle { pairs } => run_async_style(&rel, &source, pairs, &expected),
+            Command::ConvertToHlo => run_convert_to_hlo(&rel, &source, &expected),
             Command::Check if Format::of(&path) == Format::Mlir => {
                 run_mlir_check(&rel, &source, &expected)
             }
@@ -449,6 +482,122 @@ fn run_mlir_fmt(rel: &str, source: &str, generic: bool, expected: &Path) -> Resu
                     ));
                 }
             }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// `source` rewritten into one async style and printed, or why it could not be.
+fn restyle(rel: &str, source: &str, pairs: bool) -> Result<String, String> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut body = mlir::parse(source).map_err(|d| d.render(rel, source))?;
+        let style = if pairs {
+            AsyncStyle::Pairs
+        } else {
+            AsyncStyle::Region
+        };
+        let unconverted = set_async_style(&mut body, style);
+        if !unconverted.is_empty() {
+            return Err(unconverted
+                .iter()
+                .map(|u| {
+                    format!(
+                        "'{}' kept as it is: {}",
+                        body.ops[u.op].name.as_str(),
+                        u.reason
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"));
+        }
+        Ok(mlir::print(&body, &mlir::PrintOptions::default()))
+    }))
+    .map_err(|p| format!("the async-style rewrite panicked: {}", panic_message(&*p)))?
+}
+
+fn run_async_style(rel: &str, source: &str, pairs: bool, expected: &Path) -> Result<(), Failed> {
+    let printed = restyle(rel, source, pairs)?;
+    let mut failures = Vec::new();
+    if let Err(e) = compare_or_bless(&printed, expected) {
+        failures.push(e);
+    }
+    let again = restyle("<printed>", &printed, pairs)?;
+    if again != printed {
+        failures.push(format!(
+            "the rewrite is not a fixed point (-first +second):\n{}",
+            diff(&printed, &again)
+        ));
+    }
+    let other = restyle("<printed>", &printed, !pairs)?;
+    let back = restyle("<other style>", &other, pairs)?;
+    if back != printed {
+        failures.push(format!(
+            "the round trip through the other style changes the program (-before +after):\n{}",
+            diff(&printed, &back)
+        ));
+    }
+    let body = mlir::parse(&printed).map_err(|d| d.render("<printed>", &printed))?;
+    if let Err(errors) = weft_stablehlo::verify(&body) {
+        failures.push(format!(
+            "the rewritten program does not verify:\n{}",
+            errors
+                .iter()
+                .map(|e| e.to_diagnostic(&body).render("<printed>", &printed))
+                .collect::<String>()
+        ));
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// `source` verified, lowered to HLO and printed in the long form with sugar.
+fn lower_to_hlo(rel: &str, source: &str) -> Result<String, String> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let body = mlir::parse(source).map_err(|d| d.render(rel, source))?;
+        weft_stablehlo::verify(&body).map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| e.to_diagnostic(&body).render(rel, source))
+                .collect::<String>()
+        })?;
+        let module = weft_stablehlo::lower::lower(&body).map_err(|d| d.render(rel, source))?;
+        weft_ir::verify(&module).map_err(|errors| {
+            format!(
+                "the lowered module does not verify:\n{}",
+                errors
+                    .iter()
+                    .map(|e| e.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })?;
+        Ok(weft_ir::text::print(&module, &PrintOptions::long()))
+    }))
+    .map_err(|p| format!("the lowering panicked: {}", panic_message(&*p)))?
+}
+
+fn run_convert_to_hlo(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let printed = lower_to_hlo(rel, source)?;
+    let mut failures = Vec::new();
+    if let Err(e) = compare_or_bless(&printed, expected) {
+        failures.push(e);
+    }
+    for pairs in [false, true] {
+        let restyled = restyle(rel, source, pairs)?;
+        let lowered = lower_to_hlo("<restyled>", &restyled)?;
+        if lowered != printed {
+            failures.push(format!(
+                "in {} style the program lowers differently (-file +restyled):\n{}",
+                if pairs { "pairs" } else { "region" },
+                diff(&printed, &lowered)
+            ));
         }
     }
     if failures.is_empty() {

@@ -60,15 +60,28 @@ impl<'m> ChainTracer<'m> {
     /// The async-start or async-update whose value reaches `instr` at shape
     /// `index`, if the value comes from one.
     pub fn producer(&mut self, instr: Instr, index: &[i64]) -> Option<Instr> {
+        self.origin(instr, index, |opcode| {
+            matches!(opcode, Opcode::AsyncStart | Opcode::AsyncUpdate)
+        })
+    }
+
+    /// The instruction whose whole value reaches `instr` at shape `index`
+    /// through the intermediaries chains may pass, stopping at the first one
+    /// whose opcode `is_origin` accepts (e.g. a first-class
+    /// `collective-permute-start` carried through a loop to its done).
+    pub fn origin(
+        &mut self,
+        instr: Instr,
+        index: &[i64],
+        is_origin: impl Fn(Opcode) -> bool,
+    ) -> Option<Instr> {
         let mut index = index.to_vec();
         let mut current = instr;
         // A bounded walk: chains through loops could otherwise cycle.
         for _ in 0..10_000 {
             let data = self.m.instr(current);
             match data.opcode {
-                Opcode::AsyncStart | Opcode::AsyncUpdate if index.is_empty() => {
-                    return Some(current);
-                }
+                opcode if index.is_empty() && is_origin(opcode) => return Some(current),
                 Opcode::GetTupleElement => {
                     let Attrs::GetTupleElement { index: i } = data.attrs else {
                         return None;

@@ -91,6 +91,14 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `span`: worth knowing, but the input is accepted.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
     /// Adds a label under the caret.
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = Some(label.into());

@@ -5,7 +5,10 @@
 //! - [`ops`]: the op table (names, custom syntax, inherent attributes);
 //! - [`text`]: the MLIR text reader and writer;
 //! - [`verify`]: the verifier (structure, async ops, collectives);
-//! - [`lower`]: the lowering to an HLO module, per device.
+//! - [`lower`]: the lowering to an HLO module, per device;
+//! - [`future_origin`]: following a future back to its start;
+//! - [`async_style`]: rewriting between `async_start`/`async_done` and the
+//!   explicit `*_start`/`*_done` pairs.
 //!
 //! ```
 //! let text = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %x, %x : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
@@ -16,6 +19,8 @@
 
 #![deny(missing_docs)]
 
+pub mod async_style;
+pub mod future_origin;
 pub mod ir;
 pub mod lower;
 pub mod ops;

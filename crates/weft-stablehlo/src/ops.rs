@@ -335,6 +335,62 @@ op_table! {
     InterpreterProbe, "interpreter.probe", Probe, ["probe_id"];
 }
 
+/// A collective with an explicit start/done pair (the RFC alternative of
+/// seed 004): the synchronous op, its `*_start` and its `*_done`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExplicitPair {
+    /// The synchronous collective, e.g. `stablehlo.all_gather`.
+    pub collective: OpKind,
+    /// `stablehlo.all_gather_start`.
+    pub start: OpKind,
+    /// `stablehlo.all_gather_done`.
+    pub done: OpKind,
+}
+
+/// The six explicit pairs, one per collective the RFC names.
+pub const EXPLICIT_PAIRS: &[ExplicitPair] = &[
+    ExplicitPair {
+        collective: OpKind::AllGather,
+        start: OpKind::AllGatherStart,
+        done: OpKind::AllGatherDone,
+    },
+    ExplicitPair {
+        collective: OpKind::AllReduce,
+        start: OpKind::AllReduceStart,
+        done: OpKind::AllReduceDone,
+    },
+    ExplicitPair {
+        collective: OpKind::AllToAll,
+        start: OpKind::AllToAllStart,
+        done: OpKind::AllToAllDone,
+    },
+    ExplicitPair {
+        collective: OpKind::CollectiveBroadcast,
+        start: OpKind::CollectiveBroadcastStart,
+        done: OpKind::CollectiveBroadcastDone,
+    },
+    ExplicitPair {
+        collective: OpKind::CollectivePermute,
+        start: OpKind::CollectivePermuteStart,
+        done: OpKind::CollectivePermuteDone,
+    },
+    ExplicitPair {
+        collective: OpKind::ReduceScatter,
+        start: OpKind::ReduceScatterStart,
+        done: OpKind::ReduceScatterDone,
+    },
+];
+
+impl ExplicitPair {
+    /// The pair whose collective, start or done is `kind`.
+    pub fn of(kind: OpKind) -> Option<ExplicitPair> {
+        EXPLICIT_PAIRS
+            .iter()
+            .copied()
+            .find(|pair| pair.collective == kind || pair.start == kind || pair.done == kind)
+    }
+}
+
 /// An op's name: one weft knows, or any other.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum OpName {

@@ -56,7 +56,7 @@ pub(super) fn check(cx: &mut Checker) {
         check_async_op(cx, &mut tracer, instr);
     }
     check_uses(cx, &users, &async_ops);
-    check_first_class_pairs(cx, &users, &first_class);
+    check_first_class_pairs(cx, &mut tracer, &users, &first_class);
     check_chains(cx, &mut tracer, &users, &async_ops);
     check_async_computations(cx, &async_ops);
     buffers::check(cx);
@@ -551,7 +551,12 @@ fn check_uses(cx: &mut Checker, users: &Users, async_ops: &[Instr]) {
 }
 
 /// R7: first-class start/done pairs and send/recv.
-fn check_first_class_pairs(cx: &mut Checker, users: &Users, first_class: &[Instr]) {
+fn check_first_class_pairs(
+    cx: &mut Checker,
+    tracer: &mut ChainTracer,
+    users: &Users,
+    first_class: &[Instr],
+) {
     for &instr in first_class {
         let data = cx.data(instr);
         let opcode = data.opcode;
@@ -590,7 +595,7 @@ fn check_first_class_pairs(cx: &mut Checker, users: &Users, first_class: &[Instr
         } else {
             let Some(start) = partner else { continue };
             let operand = data.operands.first().copied();
-            let traced = operand.and_then(|o| trace_first_class(cx, o, start));
+            let traced = operand.and_then(|o| tracer.origin(o, &[], |opcode| opcode == start));
             if traced.is_none() {
                 cx.report(
                     Rule::AsyncPairs,
@@ -617,43 +622,6 @@ fn is_async_computation_root(cx: &Checker, instr: Instr) -> bool {
                 d.opcode == Opcode::AsyncStart && d.callees.contains(&comp)
             })
         })
-}
-
-/// Follows `instr` back through intermediaries to a `start` opcode.
-fn trace_first_class(cx: &Checker, instr: Instr, start: Opcode) -> Option<Instr> {
-    let mut current = instr;
-    for _ in 0..1_000 {
-        let data = cx.data(current);
-        if data.opcode == start {
-            return Some(current);
-        }
-        match data.opcode {
-            Opcode::GetTupleElement
-            | Opcode::Copy
-            | Opcode::OptimizationBarrier
-            | Opcode::While => {
-                current = *data.operands.first()?;
-            }
-            Opcode::Tuple => current = *data.operands.first()?,
-            Opcode::CustomCall if may_hold_async_value(cx, current) => {
-                current = *data.operands.first()?
-            }
-            Opcode::Parameter => {
-                // Through a while loop: the loop's operand.
-                let comp = data.parent;
-                let caller = cx
-                    .computations()
-                    .flat_map(|c| cx.body(c).iter().copied())
-                    .find(|&i| {
-                        let d = cx.data(i);
-                        d.opcode == Opcode::While && d.callees.contains(&comp)
-                    })?;
-                current = *cx.data(caller).operands.first()?;
-            }
-            _ => return None,
-        }
-    }
-    None
 }
 
 fn describe_users(cx: &Checker, users: &[Instr]) -> String {

@@ -650,7 +650,20 @@ impl Lowering<'_> {
     /// The done of `start`.
     fn done_of(&mut self, comp: Comp, op: Op, start: Instr, name: &str) -> LowerResult<Instr> {
         let start_shape = self.module.shape_of(start);
-        let (opcode, shape, attrs) = match self.module.instrs[start].opcode {
+        // A future that travelled through loop state or a call arrives as a
+        // get-tuple-element of the start's value; the start it came from
+        // decides which done finishes it.
+        let start_opcode = match self.module.instrs[start].opcode {
+            Opcode::AllReduceStart
+            | Opcode::AllGatherStart
+            | Opcode::CollectivePermuteStart
+            | Opcode::AsyncStart => self.module.instrs[start].opcode,
+            _ => crate::future_origin::future_source(self.body, self.body.ops[op].operands[0])
+                .and_then(|source| self.values.get(&self.body.ops[source].results[0]))
+                .map(|&origin| self.module.instrs[origin].opcode)
+                .unwrap_or(self.module.instrs[start].opcode),
+        };
+        let (opcode, shape, attrs) = match start_opcode {
             Opcode::AllReduceStart => (Opcode::AllReduceDone, start_shape, Attrs::plain()),
             Opcode::AllGatherStart => (
                 Opcode::AllGatherDone,

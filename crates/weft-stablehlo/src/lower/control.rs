@@ -269,7 +269,7 @@ impl Lowering<'_> {
         let name = self.name_for(op, "while");
         let tupled = state.len() != 1;
         let init = if tupled {
-            self.tuple(comp, state.clone(), &name)
+            self.tuple(comp, state.clone(), "tuple")
         } else {
             state[0]
         };

@@ -11,8 +11,8 @@
 //!   carry its `async_collective_config`.
 
 use crate::ir::attribute;
-use crate::ir::{Attribute, Body, Op, Type, ValueDef};
-use crate::ops::OpKind;
+use crate::ir::{Attribute, Body, Op, Type};
+use crate::ops::{ExplicitPair, OpKind};
 use crate::verify::{Checker, type_text};
 
 /// Ops an `async_start` region may hold.
@@ -27,22 +27,6 @@ const ASYNC_REGION_OPS: &[OpKind] = &[
     OpKind::DynamicUpdateSlice,
     OpKind::ReduceScatter,
     OpKind::Slice,
-];
-
-/// The explicit pairs: start, done.
-const PAIRS: &[(OpKind, OpKind)] = &[
-    (OpKind::AllGatherStart, OpKind::AllGatherDone),
-    (OpKind::AllReduceStart, OpKind::AllReduceDone),
-    (OpKind::AllToAllStart, OpKind::AllToAllDone),
-    (
-        OpKind::CollectiveBroadcastStart,
-        OpKind::CollectiveBroadcastDone,
-    ),
-    (
-        OpKind::CollectivePermuteStart,
-        OpKind::CollectivePermuteDone,
-    ),
-    (OpKind::ReduceScatterStart, OpKind::ReduceScatterDone),
 ];
 
 /// JAX's custom-call targets, start then done.
@@ -61,13 +45,11 @@ pub(super) fn check(cx: &mut Checker, ops: &[Op]) {
             Some(OpKind::AsyncStart) => check_async_start(cx, op),
             Some(OpKind::AsyncDone) => check_async_done(cx, op),
             Some(OpKind::CustomCall) => check_custom_call(cx, op),
-            Some(kind) => {
-                if PAIRS.iter().any(|&(start, _)| start == kind) {
-                    check_explicit_start(cx, op);
-                } else if let Some(&(start, _)) = PAIRS.iter().find(|&&(_, done)| done == kind) {
-                    check_explicit_done(cx, op, start);
-                }
-            }
+            Some(kind) => match ExplicitPair::of(kind) {
+                Some(pair) if pair.start == kind => check_explicit_start(cx, op),
+                Some(pair) if pair.done == kind => check_explicit_done(cx, op, pair.start),
+                _ => {}
+            },
             None => {}
         }
     }
@@ -255,14 +237,17 @@ fn check_explicit_done(cx: &mut Checker, op: Op, expected_start: OpKind) {
         cx.report(op, "operand must be a future type");
         return;
     };
-    if let ValueDef::Result(producer, _) = body.values[operand].def {
+    // The future may have travelled through loop state or a call; the start
+    // it came from decides the kind.
+    if let Some(producer) = crate::future_origin::future_source(body, operand) {
         let producer_name = body.ops[producer].name.as_str();
         if body.ops[producer].name.kind() != Some(expected_start) {
             let matching_done = body.ops[producer]
                 .name
                 .kind()
-                .and_then(|k| PAIRS.iter().find(|&&(start, _)| start == k))
-                .map(|&(_, done)| format!("; '{producer_name}' is finished by '{}'", done.name()))
+                .and_then(ExplicitPair::of)
+                .filter(|pair| body.ops[producer].name.kind() == Some(pair.start))
+                .map(|pair| format!("; '{producer_name}' is finished by '{}'", pair.done.name()))
                 .unwrap_or_default();
             cx.report(
                 op,
@@ -321,7 +306,9 @@ fn check_custom_call(cx: &mut Checker, op: Op) {
         );
         return;
     };
-    if let ValueDef::Result(producer, _) = body.values[operand].def {
+    // The future may have travelled through loop state or a call; the start
+    // it came from decides the kind.
+    if let Some(producer) = crate::future_origin::future_source(body, operand) {
         let producer_target = (body.ops[producer].name.kind() == Some(OpKind::CustomCall))
             .then(|| call_target(body, producer))
             .flatten();
