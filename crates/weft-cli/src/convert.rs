@@ -1,4 +1,5 @@
-//! `weft convert`: StableHLO to HLO (the lowering, per device).
+//! `weft convert`: StableHLO to HLO (the lowering, per device) and HLO to
+//! StableHLO (the export).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,6 +14,8 @@ use crate::input;
 pub enum Target {
     /// XLA HLO text (the program each device runs).
     Hlo,
+    /// StableHLO in MLIR text (async chains as async_start/async_done).
+    Stablehlo,
 }
 
 #[derive(clap::Args)]
@@ -32,6 +35,13 @@ pub struct ConvertArgs {
     /// HLO output: async operations in the generic form instead of sugar.
     #[arg(long)]
     no_sugar: bool,
+    /// StableHLO output: print every op in MLIR's generic form.
+    #[arg(long)]
+    generic: bool,
+    /// StableHLO output: write async collectives as `<collective>_start` /
+    /// `_done` pairs instead of async_start with a region.
+    #[arg(long, value_enum, value_name = "STYLE")]
+    async_style: Option<crate::fmt::AsyncStyleArg>,
     /// Skip verifying the result (it is verified by default).
     #[arg(long)]
     no_verify: bool,
@@ -54,7 +64,11 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             Ok(text) => text,
             Err(code) => return code,
         },
-        (InputFormat::Hlo, Target::Hlo) => {
+        (InputFormat::Hlo, Target::Stablehlo) => match to_stablehlo(args, &source) {
+            Ok(text) => text,
+            Err(code) => return code,
+        },
+        (InputFormat::Mlir, Target::Stablehlo) | (InputFormat::Hlo, Target::Hlo) => {
             eprintln!("error: the input is already in that format (use `weft fmt` to reprint it)");
             return ExitCode::FAILURE;
         }
@@ -115,6 +129,59 @@ fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode
         }
         eprintln!("note: this is a bug in weft's lowering; --no-verify writes the module anyway");
         return Err(ExitCode::FAILURE);
+    }
+    Ok(text)
+}
+
+fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
+    let module = weft_ir::text::parse(&source.text).map_err(|d| {
+        eprint!("{}", d.render(&source.name, &source.text));
+        ExitCode::FAILURE
+    })?;
+    let exported = weft_stablehlo::export::export(&module).map_err(|message| {
+        eprintln!("error: {}: cannot export {message}", source.name);
+        ExitCode::FAILURE
+    })?;
+    for warning in &exported.warnings {
+        eprintln!("warning: {}: {warning}", source.name);
+    }
+    let mut body = exported.body;
+    if let Some(style) = args.async_style {
+        let style = match style {
+            crate::fmt::AsyncStyleArg::Region => weft_stablehlo::async_style::AsyncStyle::Region,
+            crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
+        };
+        for kept in weft_stablehlo::async_style::set_async_style(&mut body, style) {
+            eprintln!(
+                "warning: {}: '{}' kept in region form: {}",
+                source.name,
+                body.ops[kept.op].name.as_str(),
+                kept.reason
+            );
+        }
+    }
+    let options = weft_stablehlo::text::PrintOptions {
+        generic: args.generic,
+        ..Default::default()
+    };
+    let text = weft_stablehlo::text::print(&body, &options);
+    if !args.no_verify {
+        // Verify what a reader will see: the printed text, parsed back.
+        let reparsed = weft_stablehlo::text::parse(&text).map_err(|d| {
+            eprint!("{}", d.render("<exported>", &text));
+            eprintln!("note: this is a bug in weft's export; --no-verify writes the file anyway");
+            ExitCode::FAILURE
+        })?;
+        if let Err(errors) = weft_stablehlo::verify(&reparsed) {
+            for error in &errors {
+                eprint!(
+                    "{}",
+                    error.to_diagnostic(&reparsed).render("<exported>", &text)
+                );
+            }
+            eprintln!("note: this is a bug in weft's export; --no-verify writes the file anyway");
+            return Err(ExitCode::FAILURE);
+        }
     }
     Ok(text)
 }

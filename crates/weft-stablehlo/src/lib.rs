@@ -6,6 +6,7 @@
 //! - [`text`]: the MLIR text reader and writer;
 //! - [`verify`]: the verifier (structure, async ops, collectives);
 //! - [`lower`]: the lowering to an HLO module, per device;
+//! - [`export`]: an HLO module as StableHLO, async chains as `async_start`;
 //! - [`future_origin`]: following a future back to its start;
 //! - [`async_style`]: rewriting between `async_start`/`async_done` and the
 //!   explicit `*_start`/`*_done` pairs.
@@ -20,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod async_style;
+pub mod export;
 pub mod future_origin;
 pub mod ir;
 pub mod lower;

@@ -335,6 +335,84 @@ op_table! {
     InterpreterProbe, "interpreter.probe", Probe, ["probe_id"];
 }
 
+/// StableHLO ops that are exactly one HLO instruction with no attributes,
+/// read both ways: the lowering maps each op to its opcode, the export each
+/// opcode to the first op listed for it (so `stablehlo.tan` before
+/// `chlo.tan`, `after_all` before `create_token`).
+pub(crate) const ONE_TO_ONE: &[(OpKind, weft_ir::Opcode)] = &[
+    (OpKind::Abs, weft_ir::Opcode::Abs),
+    (OpKind::Add, weft_ir::Opcode::Add),
+    (OpKind::And, weft_ir::Opcode::And),
+    (OpKind::Atan2, weft_ir::Opcode::Atan2),
+    (OpKind::Cbrt, weft_ir::Opcode::Cbrt),
+    (OpKind::Ceil, weft_ir::Opcode::Ceil),
+    (OpKind::Clamp, weft_ir::Opcode::Clamp),
+    (
+        OpKind::CountLeadingZeros,
+        weft_ir::Opcode::CountLeadingZeros,
+    ),
+    (OpKind::Complex, weft_ir::Opcode::Complex),
+    (OpKind::Convert, weft_ir::Opcode::Convert),
+    (OpKind::Cosine, weft_ir::Opcode::Cosine),
+    (OpKind::Divide, weft_ir::Opcode::Divide),
+    (OpKind::Exponential, weft_ir::Opcode::Exponential),
+    (
+        OpKind::ExponentialMinusOne,
+        weft_ir::Opcode::ExponentialMinusOne,
+    ),
+    (OpKind::Floor, weft_ir::Opcode::Floor),
+    (OpKind::Imag, weft_ir::Opcode::Imag),
+    (OpKind::IsFinite, weft_ir::Opcode::IsFinite),
+    (OpKind::Log, weft_ir::Opcode::Log),
+    (OpKind::LogPlusOne, weft_ir::Opcode::LogPlusOne),
+    (OpKind::Logistic, weft_ir::Opcode::Logistic),
+    (OpKind::Maximum, weft_ir::Opcode::Maximum),
+    (OpKind::Minimum, weft_ir::Opcode::Minimum),
+    (OpKind::Multiply, weft_ir::Opcode::Multiply),
+    (OpKind::Negate, weft_ir::Opcode::Negate),
+    (OpKind::Not, weft_ir::Opcode::Not),
+    (OpKind::Or, weft_ir::Opcode::Or),
+    (OpKind::PopulationCount, weft_ir::Opcode::PopulationCount),
+    (OpKind::Power, weft_ir::Opcode::Power),
+    (OpKind::Real, weft_ir::Opcode::Real),
+    (OpKind::Remainder, weft_ir::Opcode::Remainder),
+    (OpKind::RoundNearestAfz, weft_ir::Opcode::RoundNearestAfz),
+    (OpKind::RoundNearestEven, weft_ir::Opcode::RoundNearestEven),
+    (OpKind::Rsqrt, weft_ir::Opcode::Rsqrt),
+    (OpKind::ShiftLeft, weft_ir::Opcode::ShiftLeft),
+    (
+        OpKind::ShiftRightArithmetic,
+        weft_ir::Opcode::ShiftRightArithmetic,
+    ),
+    (
+        OpKind::ShiftRightLogical,
+        weft_ir::Opcode::ShiftRightLogical,
+    ),
+    (OpKind::Sign, weft_ir::Opcode::Sign),
+    (OpKind::Sine, weft_ir::Opcode::Sine),
+    (OpKind::Sqrt, weft_ir::Opcode::Sqrt),
+    (OpKind::Subtract, weft_ir::Opcode::Subtract),
+    (OpKind::Tan, weft_ir::Opcode::Tan),
+    (OpKind::ChloTan, weft_ir::Opcode::Tan),
+    (OpKind::Tanh, weft_ir::Opcode::Tanh),
+    (OpKind::Xor, weft_ir::Opcode::Xor),
+    (OpKind::Select, weft_ir::Opcode::Select),
+    (OpKind::BitcastConvert, weft_ir::Opcode::BitcastConvert),
+    (OpKind::Reshape, weft_ir::Opcode::Reshape),
+    (
+        OpKind::DynamicUpdateSlice,
+        weft_ir::Opcode::DynamicUpdateSlice,
+    ),
+    (OpKind::Tuple, weft_ir::Opcode::Tuple),
+    (OpKind::AfterAll, weft_ir::Opcode::AfterAll),
+    (OpKind::CreateToken, weft_ir::Opcode::AfterAll),
+    (OpKind::ReplicaId, weft_ir::Opcode::ReplicaId),
+    (OpKind::PartitionId, weft_ir::Opcode::PartitionId),
+    (OpKind::MhloCopy, weft_ir::Opcode::Copy),
+    (OpKind::ChloErf, weft_ir::Opcode::Erf),
+    (OpKind::ChloMulhi, weft_ir::Opcode::Mulhi),
+];
+
 /// A collective with an explicit start/done pair (the RFC alternative of
 /// seed 004): the synchronous op, its `*_start` and its `*_done`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -618,7 +618,11 @@ impl Lowering<'_> {
                         &format!("{name}.p{number}"),
                     ));
                 }
-                let collective = self.emit_collective(wrapped, spec, parameters, result, name)?;
+                // The wrapped op is named as the synchronous op it is
+                // (`all-to-all.1` inside `all-to-all-start.1`), as XLA names it.
+                let wrapped_name = synchronous_name(name);
+                let collective =
+                    self.emit_collective(wrapped, spec, parameters, result, &wrapped_name)?;
                 self.module.comps[wrapped].root = Some(collective);
                 let collective_shape = self.module.shape_of(collective);
                 let bound = self.module.shapes.tuple(&operand_shapes);
@@ -930,6 +934,15 @@ pub(crate) fn flatten_mesh_axes(mesh: &SdyMesh, axes: &[usize]) -> Vec<Vec<i64>>
     flat.chunks(group_size.max(1) as usize)
         .map(<[i64]>::to_vec)
         .collect()
+}
+
+/// The name of the synchronous op an async start named `start_name` wraps:
+/// `all-to-all-start.1` → `all-to-all.1`; any other name gets `.wrapped`.
+pub(crate) fn synchronous_name(start_name: &str) -> String {
+    match start_name.replacen("-start", "", 1) {
+        name if name != start_name && !name.is_empty() => name,
+        _ => format!("{start_name}.wrapped"),
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@
 //! [`weft_ir::verify`] (the tests check it on every corpus program).
 
 mod collectives;
+pub(crate) use collectives::synchronous_name;
 mod control;
 mod decompositions;
 mod json;

@@ -22,64 +22,10 @@ use crate::text::syntax::linalg::{ConvDimensions, ConvLayout};
 
 /// The HLO opcode of an op that lowers to one instruction with no attributes.
 fn plain_opcode(kind: OpKind) -> Option<Opcode> {
-    use OpKind as K;
-    Some(match kind {
-        K::Abs => Opcode::Abs,
-        K::Add => Opcode::Add,
-        K::And => Opcode::And,
-        K::Atan2 => Opcode::Atan2,
-        K::Cbrt => Opcode::Cbrt,
-        K::Ceil => Opcode::Ceil,
-        K::Clamp => Opcode::Clamp,
-        K::CountLeadingZeros => Opcode::CountLeadingZeros,
-        K::Complex => Opcode::Complex,
-        K::Convert => Opcode::Convert,
-        K::Cosine => Opcode::Cosine,
-        K::Divide => Opcode::Divide,
-        K::Exponential => Opcode::Exponential,
-        K::ExponentialMinusOne => Opcode::ExponentialMinusOne,
-        K::Floor => Opcode::Floor,
-        K::Imag => Opcode::Imag,
-        K::IsFinite => Opcode::IsFinite,
-        K::Log => Opcode::Log,
-        K::LogPlusOne => Opcode::LogPlusOne,
-        K::Logistic => Opcode::Logistic,
-        K::Maximum => Opcode::Maximum,
-        K::Minimum => Opcode::Minimum,
-        K::Multiply => Opcode::Multiply,
-        K::Negate => Opcode::Negate,
-        K::Not => Opcode::Not,
-        K::Or => Opcode::Or,
-        K::PopulationCount => Opcode::PopulationCount,
-        K::Power => Opcode::Power,
-        K::Real => Opcode::Real,
-        K::Remainder => Opcode::Remainder,
-        K::RoundNearestAfz => Opcode::RoundNearestAfz,
-        K::RoundNearestEven => Opcode::RoundNearestEven,
-        K::Rsqrt => Opcode::Rsqrt,
-        K::ShiftLeft => Opcode::ShiftLeft,
-        K::ShiftRightArithmetic => Opcode::ShiftRightArithmetic,
-        K::ShiftRightLogical => Opcode::ShiftRightLogical,
-        K::Sign => Opcode::Sign,
-        K::Sine => Opcode::Sine,
-        K::Sqrt => Opcode::Sqrt,
-        K::Subtract => Opcode::Subtract,
-        K::Tan | K::ChloTan => Opcode::Tan,
-        K::Tanh => Opcode::Tanh,
-        K::Xor => Opcode::Xor,
-        K::Select => Opcode::Select,
-        K::BitcastConvert => Opcode::BitcastConvert,
-        K::Reshape => Opcode::Reshape,
-        K::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
-        K::Tuple => Opcode::Tuple,
-        K::AfterAll | K::CreateToken => Opcode::AfterAll,
-        K::ReplicaId => Opcode::ReplicaId,
-        K::PartitionId => Opcode::PartitionId,
-        K::MhloCopy => Opcode::Copy,
-        K::ChloErf => Opcode::Erf,
-        K::ChloMulhi => Opcode::Mulhi,
-        _ => return None,
-    })
+    crate::ops::ONE_TO_ONE
+        .iter()
+        .find(|&&(k, _)| k == kind)
+        .map(|&(_, opcode)| opcode)
 }
 
 impl Lowering<'_> {
