@@ -34,7 +34,13 @@
 //! - `convert --to hlo` on a `.mlir` file: verify it, lower it
 //!   ([`weft_stablehlo::lower`]) and print the HLO module in the long form with
 //!   sugar; it must equal `<file>.hlo.expected` and pass the HLO verifier. The
-//!   file rewritten into either async style must lower to the same module.
+//!   file rewritten into either async style (as far as that style can say it)
+//!   must lower to the same module.
+//! - `convert --to stablehlo` on an HLO file: export it
+//!   ([`weft_stablehlo::export`]) and print the StableHLO, each export warning
+//!   first as a `// warning: …` line; it must equal
+//!   `<file>.stablehlo.expected`, verify clean, print as a fixed point, and
+//!   lower back to an HLO module that verifies.
 //! - `check` on a `.mlir` file works as on an HLO file (below), with the
 //!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
@@ -129,6 +135,7 @@ enum Command {
     MlirFmt { generic: bool },
     AsyncStyle { pairs: bool },
     ConvertToHlo,
+    ConvertToStablehlo,
     Error,
     Check,
 }
@@ -151,7 +158,8 @@ impl Format {
 }
 
 impl Command {
-    const ALL: [Command; 11] = [
+    const ALL: [Command; 12] = [
+        Command::ConvertToStablehlo,
         Command::MlirFmt { generic: false },
         Command::MlirFmt { generic: true },
         Command::AsyncStyle { pairs: false },
@@ -205,6 +213,10 @@ impl Command {
                 None => Ok(Command::Error),
                 Some(w) => Err(format!("`error` takes no arguments, got `{w}`")),
             },
+            Some("convert") => match (words.next(), words.next(), words.next()) {
+                (Some("--to"), Some("stablehlo"), None) => Ok(Command::ConvertToStablehlo),
+                _ => Err("expected `convert --to stablehlo` for an HLO file".to_string()),
+            },
             Some("check") => match words.next() {
                 None => Ok(Command::Check),
                 Some(w) => Err(format!("`check` takes no arguments, got `{w}`")),
@@ -221,7 +233,7 @@ impl Command {
                 Ok(Command::Fmt { short, sugar })
             }
             Some(other) => Err(format!(
-                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]`, `error` or `check`)"
+                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]`, `convert --to stablehlo`, `error` or `check`)"
             )),
             None => Err("empty `// test:` line".to_string()),
         }
@@ -237,6 +249,7 @@ impl Command {
             Command::AsyncStyle { pairs: false } => "fmt --async-style=region".to_string(),
             Command::AsyncStyle { pairs: true } => "fmt --async-style=pairs".to_string(),
             Command::ConvertToHlo => "convert --to hlo".to_string(),
+            Command::ConvertToStablehlo => "convert --to stablehlo".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -260,6 +273,7 @@ impl Command {
             Command::AsyncStyle { pairs: false } => "region",
             Command::AsyncStyle { pairs: true } => "pairs",
             Command::ConvertToHlo => "hlo",
+            Command::ConvertToStablehlo => "stablehlo",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -300,6 +314,7 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
             Command::MlirFmt { generic } => run_mlir_fmt(&rel, &source, generic, &expected),
             Command::AsyncStyle { pairs } => run_async_style(&rel, &source, pairs, &expected),
             Command::ConvertToHlo => run_convert_to_hlo(&rel, &source, &expected),
+            Command::ConvertToStablehlo => run_convert_to_stablehlo(&rel, &source, &expected),
             Command::Check if Format::of(&path) == Format::Mlir => {
                 run_mlir_check(&rel, &source, &expected)
             }
@@ -493,6 +508,12 @@ fn run_mlir_fmt(rel: &str, source: &str, generic: bool, expected: &Path) -> Resu
 
 /// `source` rewritten into one async style and printed, or why it could not be.
 fn restyle(rel: &str, source: &str, pairs: bool) -> Result<String, String> {
+    restyle_with(rel, source, pairs, true)
+}
+
+/// [`restyle`]; unless `strict`, ops the other style cannot say stay as they
+/// are without failing.
+fn restyle_with(rel: &str, source: &str, pairs: bool, strict: bool) -> Result<String, String> {
     catch_unwind(AssertUnwindSafe(|| {
         let mut body = mlir::parse(source).map_err(|d| d.render(rel, source))?;
         let style = if pairs {
@@ -501,7 +522,7 @@ fn restyle(rel: &str, source: &str, pairs: bool) -> Result<String, String> {
             AsyncStyle::Region
         };
         let unconverted = set_async_style(&mut body, style);
-        if !unconverted.is_empty() {
+        if strict && !unconverted.is_empty() {
             return Err(unconverted
                 .iter()
                 .map(|u| {
@@ -590,7 +611,7 @@ fn run_convert_to_hlo(rel: &str, source: &str, expected: &Path) -> Result<(), Fa
         failures.push(e);
     }
     for pairs in [false, true] {
-        let restyled = restyle(rel, source, pairs)?;
+        let restyled = restyle_with(rel, source, pairs, false)?;
         let lowered = lower_to_hlo("<restyled>", &restyled)?;
         if lowered != printed {
             failures.push(format!(
@@ -598,6 +619,49 @@ fn run_convert_to_hlo(rel: &str, source: &str, expected: &Path) -> Result<(), Fa
                 if pairs { "pairs" } else { "region" },
                 diff(&printed, &lowered)
             ));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+fn run_convert_to_stablehlo(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let (printed, warnings) = catch_unwind(AssertUnwindSafe(|| {
+        let module = parse(source).map_err(|d| d.render(rel, source))?;
+        let exported = weft_stablehlo::export::export(&module)
+            .map_err(|message| format!("cannot export: {message}"))?;
+        let printed = mlir::print(&exported.body, &mlir::PrintOptions::default());
+        Ok::<_, String>((printed, exported.warnings))
+    }))
+    .map_err(|p| format!("the export panicked: {}", panic_message(&*p)))??;
+    let mut output: String = warnings
+        .iter()
+        .map(|w| format!("// warning: {w}\n"))
+        .collect();
+    output.push_str(&printed);
+    let mut failures = Vec::new();
+    if let Err(e) = compare_or_bless(&output, expected) {
+        failures.push(e);
+    }
+    match mlir::parse(&printed) {
+        Err(d) => failures.push(format!(
+            "the exported text does not parse:\n{}",
+            d.render("<exported>", &printed)
+        )),
+        Ok(body) => {
+            let reprinted = mlir::print(&body, &mlir::PrintOptions::default());
+            if reprinted != printed {
+                failures.push(format!(
+                    "printing is not a fixed point (-first +second):\n{}",
+                    diff(&printed, &reprinted)
+                ));
+            }
+            if let Err(e) = lower_to_hlo("<exported>", &printed) {
+                failures.push(format!("the exported program does not lower back: {e}"));
+            }
         }
     }
     if failures.is_empty() {

@@ -12,44 +12,14 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use weft_ir::attrs::Attrs;
-use weft_ir::{Module, Opcode};
+mod common;
+
+use common::collectives;
+use weft_ir::Module;
 
 fn corpus_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/jax");
     dir.join("manifest.json").exists().then_some(dir)
-}
-
-/// One collective as the runtime sees it: its kind (start/done pairs count as
-/// the collective they run) and whom it talks to.
-fn collectives(module: &Module) -> Vec<String> {
-    let mut found = Vec::new();
-    for comp in module.computations() {
-        for &instr in &module.comp(comp).body {
-            let data = module.instr(instr);
-            let kind = match data.opcode {
-                Opcode::AllReduce | Opcode::AllReduceStart => "all-reduce",
-                Opcode::AllGather | Opcode::AllGatherStart => "all-gather",
-                Opcode::CollectivePermute | Opcode::CollectivePermuteStart => "collective-permute",
-                Opcode::AllToAll => "all-to-all",
-                Opcode::ReduceScatter => "reduce-scatter",
-                Opcode::CollectiveBroadcast => "collective-broadcast",
-                _ => continue,
-            };
-            let peers = match &data.attrs {
-                Attrs::Collective(c) => format!("groups={:?}", c.replica_groups.groups()),
-                Attrs::CollectivePermute(p) => {
-                    let mut pairs = p.source_target_pairs.clone();
-                    pairs.sort();
-                    format!("pairs={pairs:?}")
-                }
-                _ => String::new(),
-            };
-            found.push(format!("{kind} {peers}"));
-        }
-    }
-    found.sort();
-    found
 }
 
 fn lower_file(path: &Path) -> Result<Module, String> {

@@ -489,6 +489,12 @@ impl Lowering<'_> {
         match kind {
             OpKind::AsyncStart => {
                 let (inner, inner_kind) = self.async_wrapped_op(op)?;
+                if matches!(
+                    inner_kind,
+                    OpKind::Slice | OpKind::DynamicSlice | OpKind::DynamicUpdateSlice
+                ) {
+                    return self.start_slice(comp, op, inner);
+                }
                 let operands = self.operands(op)?;
                 let spec = self.collective_spec(inner, inner_kind)?;
                 let shape = self.result_shape(inner)?;
@@ -529,6 +535,45 @@ impl Lowering<'_> {
         }
     }
 
+    /// A slice op in an `async_start`: a generic `async-start` calling a
+    /// computation that holds the op on parameters (`dynamic-slice-start` in
+    /// XLA's sugar).
+    fn start_slice(&mut self, comp: Comp, op: Op, inner: Op) -> LowerResult<()> {
+        let operands = self.operands(op)?;
+        let opcode = match self.body.ops[inner].name.kind() {
+            Some(OpKind::Slice) => Opcode::Slice,
+            Some(OpKind::DynamicSlice) => Opcode::DynamicSlice,
+            _ => Opcode::DynamicUpdateSlice,
+        };
+        let name = self.name_for(op, &format!("{}-start", opcode.name()));
+        let wrapped = self.new_computation(&format!("{name}.async"));
+        let arguments = self.body.ops[inner].operands.clone();
+        let mut operand_shapes = Vec::new();
+        for (number, (&argument, &operand)) in arguments.iter().zip(&operands).enumerate() {
+            let shape = self.module.shape_of(operand);
+            operand_shapes.push(shape);
+            let parameter = self.parameter(wrapped, number, shape, &format!("{name}.p{number}"));
+            self.values.insert(argument, parameter);
+        }
+        self.lower_op(wrapped, inner)?;
+        let result = self.value(inner, self.body.ops[inner].results[0])?;
+        self.module.comps[wrapped].root = Some(result);
+        let bound = self.module.shapes.tuple(&operand_shapes);
+        let result_shape = self.module.shape_of(result);
+        let start_shape = self.module.shapes.tuple(&[bound, result_shape]);
+        let start = self.emit(
+            comp,
+            &name,
+            Opcode::AsyncStart,
+            start_shape,
+            operands,
+            Attrs::Async(Box::default()),
+        );
+        self.module.instrs[start].callees = vec![wrapped];
+        self.bind_results(comp, op, start);
+        Ok(())
+    }
+
     /// The collective inside an `async_start`'s region.
     fn async_wrapped_op(&self, op: Op) -> LowerResult<(Op, OpKind)> {
         let region = self.body.ops[op].regions.first().copied();
@@ -545,7 +590,10 @@ impl Lowering<'_> {
         let Some(kind) = kind.filter(|k| {
             matches!(
                 k,
-                OpKind::AllGather
+                OpKind::Slice
+                    | OpKind::DynamicSlice
+                    | OpKind::DynamicUpdateSlice
+                    | OpKind::AllGather
                     | OpKind::AllReduce
                     | OpKind::AllToAll
                     | OpKind::CollectiveBroadcast
@@ -554,7 +602,10 @@ impl Lowering<'_> {
                     | OpKind::ReduceScatter
             )
         }) else {
-            return Err(self.error(op, "only collectives can be lowered inside async_start"));
+            return Err(self.error(
+                op,
+                "only collectives and slice ops can be lowered inside async_start",
+            ));
         };
         // The wrapped op must read the region's arguments, in order.
         if self.body.ops[*inner].operands != *arguments {
