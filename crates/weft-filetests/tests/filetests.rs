@@ -784,10 +784,22 @@ fn compare_verifier_errors(
     if !failures.is_empty() && !rendered.is_empty() {
         failures.push(format!("the diagnostics:\n{rendered}"));
     }
-    if !diagnostics.is_empty()
-        && let Err(e) = compare_or_bless(&rendered, expected)
-    {
-        failures.push(e);
+    if !diagnostics.is_empty() {
+        if let Err(e) = compare_or_bless(&rendered, expected) {
+            failures.push(e);
+        }
+    } else if expected.exists() {
+        // A clean check has nothing to compare: an expected file left from
+        // when it had errors is stale.
+        if bless() {
+            std::fs::remove_file(expected)
+                .map_err(|e| format!("cannot delete {}: {e}", expected.display()))?;
+        } else {
+            failures.push(format!(
+                "the module verifies clean, so {} is stale; delete it (or run with {BLESS_VAR}=1)",
+                expected.file_name().unwrap_or_default().to_string_lossy()
+            ));
+        }
     }
     if failures.is_empty() {
         Ok(())
