@@ -10,7 +10,9 @@
 //! - ops that suggest a name get it (`%cst` for float constants, `%c` for
 //!   integer ones, `%iterArg` for while-loop arguments), made unique against the
 //!   names visible from the region with a suffix `_K` from a counter shared by
-//!   all names of the region.
+//!   all names of the region. In the generic form MLIR asks no op for names
+//!   (`OpAsmOpInterface` belongs to the custom form), so there every value is
+//!   numbered.
 
 use rustc_hash::FxHashSet;
 use weft_ir::entity::EntityRef;
@@ -46,13 +48,18 @@ struct Namer<'a> {
     counters: Counters,
     /// One set of used names per active region scope, outermost first.
     used: Vec<FxHashSet<String>>,
+    /// Whether ops may suggest names (`%cst`, `%iterArg`): not in the
+    /// generic form.
+    suggest_names: bool,
 }
 
 impl Names {
-    /// Names for everything under `body`'s module.
-    pub(crate) fn assign(body: &Body) -> Names {
+    /// Names for everything under `body`'s module; `generic` when every op
+    /// prints in the generic form.
+    pub(crate) fn assign(body: &Body, generic: bool) -> Names {
         let mut namer = Namer {
             body,
+            suggest_names: !generic,
             names: Names {
                 values: vec![None; body.values.len()],
                 blocks: vec![None; body.blocks.len()],
@@ -106,6 +113,7 @@ impl Namer<'_> {
     fn number_region(&mut self, region: Region) {
         let body = self.body;
         if let Some(parent) = body.regions[region].parent
+            && self.suggest_names
             && body.ops[parent].name.kind() == Some(OpKind::While)
             && let Some(&entry) = body.regions[region].blocks.first()
         {
@@ -139,7 +147,7 @@ impl Namer<'_> {
         let Some(&first) = data.results.first() else {
             return;
         };
-        if let Some(hint) = result_name_hint(self.body, op) {
+        if let Some(hint) = result_name_hint(self.body, op).filter(|_| self.suggest_names) {
             self.set_name(first, hint);
             return;
         }

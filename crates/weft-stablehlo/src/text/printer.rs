@@ -29,7 +29,7 @@ pub fn print(body: &Body, options: &PrintOptions) -> String {
     let mut printer = Printer {
         body,
         options,
-        names: Names::assign(body),
+        names: Names::assign(body, options.generic),
         out: String::new(),
         indent: 0,
         default_dialects: vec![""],
