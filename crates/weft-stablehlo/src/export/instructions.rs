@@ -203,6 +203,28 @@ impl Exporter<'_> {
                 self.called_region(instr, op, self.callee(instr, 0)?, true)?;
                 Ok(self.results_val(op, shape))
             }
+            (
+                O::Gather
+                | O::Scatter
+                | O::Convolution
+                | O::RaggedDot
+                | O::Sort
+                | O::ReduceWindow
+                | O::SelectAndScatter
+                | O::Map
+                | O::RngBitGenerator
+                | O::Rng
+                | O::ReducePrecision
+                | O::Fft
+                | O::Cholesky
+                | O::TriangularSolve
+                | O::BatchNormGrad
+                | O::BatchNormInference
+                | O::BatchNormTraining
+                | O::TopK
+                | O::GetDimensionSize,
+                _,
+            ) => self.linalg_instruction(block, instr),
             (O::Bitcast, _) => self.bitcast(block, instr, &name),
             (O::While, _) => self.while_loop(block, instr, &name),
             (O::Conditional, _) => self.conditional(block, instr, &name),
@@ -277,6 +299,9 @@ impl Exporter<'_> {
                 _,
             ) => {
                 let operands = self.operands(block, instr)?;
+                if data.opcode == O::CollectivePermute && operands.len() > 1 {
+                    return self.combined_permute(block, instr, operands, &name);
+                }
                 let op = self.collective(block, instr, data.opcode, operands, &name)?;
                 Ok(self.results_val(op, shape))
             }
@@ -595,15 +620,7 @@ impl Exporter<'_> {
                 Attrs::CollectivePermute(permute),
                 Opcode::CollectivePermute | Opcode::CollectivePermuteStart,
             ) => {
-                let pairs: Vec<Vec<i64>> = permute
-                    .source_target_pairs
-                    .iter()
-                    .map(|&(s, t)| vec![s, t])
-                    .collect();
-                attributes.push(("source_target_pairs", attributes::dense_i64_matrix(&pairs)));
-                if let Some(channel) = permute.channel_id {
-                    attributes.push(("channel_handle", attributes::channel_handle(channel, 1)));
-                }
+                attributes.extend(permute_attributes(permute));
                 OpKind::CollectivePermute
             }
             (Attrs::Collective(collective), _) => {
@@ -780,7 +797,122 @@ impl Exporter<'_> {
         }
         self.warn(instr, format!("exported synchronously: {why}"));
         let value = self.computation(wrapped, block, operand_vals.clone())?;
-        Ok(Val::Tuple(vec![Val::Tuple(operand_vals), value]))
+        // The start's value keeps its HLO shape, so loop state and barriers
+        // that carry it see every slot: the bound operands, the result, and
+        // the context, which is zeros (nothing runs asynchronously).
+        let mut slots = vec![Val::Tuple(operand_vals), value];
+        if !self.escapes_chain(instr) {
+            // Only updates and the done read it: slot 1 is all they need.
+            return Ok(Val::Tuple(slots));
+        }
+        let context: Vec<weft_ir::Shape> = self
+            .module
+            .shapes
+            .tuple_elements(self.module.shape_of(instr))
+            .map(|elements| elements.iter().skip(2).copied().collect())
+            .unwrap_or_default();
+        for shape in context {
+            slots.push(self.zeros(block, instr, shape)?);
+        }
+        Ok(Val::Tuple(slots))
+    }
+
+    /// A collective-permute of several operands: XLA's combined form (each
+    /// operand moves along the same pairs) becomes one `collective_permute`
+    /// per operand; the in-place form (buffers and offsets) has no StableHLO
+    /// equivalent.
+    fn combined_permute(
+        &mut self,
+        block: Block,
+        instr: Instr,
+        operands: Vec<Value>,
+        name: &str,
+    ) -> ExportResult<Val> {
+        if let Attrs::CollectivePermute(permute) = &self.module.instr(instr).attrs
+            && permute.slice_sizes.is_some()
+        {
+            return Err(self.error(
+                instr,
+                "the in-place collective-permute (output buffers and offsets) has no StableHLO form",
+            ));
+        }
+        let shape = self.module.shape_of(instr);
+        let element_shapes = self
+            .module
+            .shapes
+            .tuple_elements(shape)
+            .map(<[weft_ir::Shape]>::to_vec)
+            .filter(|elements| elements.len() == operands.len())
+            .ok_or_else(|| {
+                self.error(
+                    instr,
+                    "a combined collective-permute must return one value per operand",
+                )
+            })?;
+        let Attrs::CollectivePermute(permute) = &self.module.instr(instr).attrs else {
+            return Err(self.error(instr, "a collective without its attributes"));
+        };
+        let attributes = permute_attributes(permute);
+        let mut results = Vec::new();
+        for (index, (operand, element_shape)) in
+            operands.into_iter().zip(element_shapes).enumerate()
+        {
+            let result = self.ty(instr, element_shape)?;
+            results.push(self.single(
+                block,
+                OpKind::CollectivePermute,
+                vec![operand],
+                result,
+                attributes.clone(),
+                &format!("{name}.{index}"),
+            ));
+        }
+        Ok(Val::Tuple(results))
+    }
+
+    /// Whether the value of the async op `instr` reaches anything but the
+    /// updates and the done of its chain (a tuple, a loop, a barrier, …).
+    fn escapes_chain(&self, instr: Instr) -> bool {
+        self.module
+            .users(instr)
+            .into_iter()
+            .any(|user| match self.module.instr(user).opcode {
+                Opcode::AsyncDone => false,
+                Opcode::AsyncUpdate => self.escapes_chain(user),
+                _ => true,
+            })
+    }
+
+    /// A constant of zeros of an array shape, or a tuple of them.
+    fn zeros(&mut self, block: Block, instr: Instr, shape: weft_ir::Shape) -> ExportResult<Val> {
+        if let Some(elements) = self.module.shapes.tuple_elements(shape).map(<[_]>::to_vec) {
+            let mut vals = Vec::new();
+            for element in elements {
+                vals.push(self.zeros(block, instr, element)?);
+            }
+            return Ok(Val::Tuple(vals));
+        }
+        let array = self
+            .module
+            .shapes
+            .as_array(shape)
+            .cloned()
+            .ok_or_else(|| self.error(instr, "an async context that is not an array"))?;
+        let ty = self.ty(instr, shape)?;
+        let literal = weft_ir::literal::ArrayLiteral::zeros(array.elem, &array.dims);
+        let value = Attribute::DenseElements(Box::new(DenseElements {
+            ty: ty.clone(),
+            values: DenseValues::Array(literal),
+        }));
+        let name = format!("{}.context", self.module.instr(instr).name);
+        Ok(self.single(
+            block,
+            OpKind::Constant,
+            Vec::new(),
+            ty,
+            vec![("value", value)],
+            &name,
+        ))
     }
 
     /// `stablehlo.async_done` of the future a start made (or the result of a
@@ -799,10 +931,27 @@ impl Exporter<'_> {
                     name,
                 ))
             }
-            Val::Tuple(elements) if elements.len() == 2 => Ok(elements[1].clone()),
-            _ => Err(self.error(instr, "its operand is not the value of an async start")),
+            // A start exported synchronously: slot 1 holds the result,
+            // whether the value arrives whole or through loop state.
+            other => self.element(block, instr, &other, 1),
         }
     }
+}
+
+/// `source_target_pairs` and the channel of a collective-permute.
+fn permute_attributes(
+    permute: &weft_ir::attrs::CollectivePermuteAttrs,
+) -> Vec<(&'static str, Attribute)> {
+    let pairs: Vec<Vec<i64>> = permute
+        .source_target_pairs
+        .iter()
+        .map(|&(source, target)| vec![source, target])
+        .collect();
+    let mut attributes = vec![("source_target_pairs", attributes::dense_i64_matrix(&pairs))];
+    if let Some(channel) = permute.channel_id {
+        attributes.push(("channel_handle", attributes::channel_handle(channel, 1)));
+    }
+    attributes
 }
 
 /// HLO's `api_version=API_VERSION_…` as StableHLO's number.

@@ -29,6 +29,7 @@
 
 mod attributes;
 mod instructions;
+mod linalg;
 mod types;
 
 use rustc_hash::FxHashMap;
