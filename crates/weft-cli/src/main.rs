@@ -8,6 +8,7 @@ mod check;
 mod convert;
 mod fmt;
 mod input;
+mod run;
 
 use std::process::ExitCode;
 
@@ -61,6 +62,14 @@ enum Command {
     /// the collective in its region. The result is verified. Exit status 0 on
     /// success, 1 with a located error otherwise.
     Convert(convert::ConvertArgs),
+    /// Run a program's entry computation on one device.
+    ///
+    /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first), takes
+    /// its inputs from `.npy` files (--inputs, one per parameter) or seeded
+    /// random values (--seed), evaluates every instruction, prints one summary
+    /// line per output and, with --out DIR, writes DIR/out<i>.npy. Exit status
+    /// 1 with the failing instruction named on any error.
+    Run(run::RunArgs),
     /// Measure how fast HLO files parse and print.
     ///
     /// Reads each file once, parses and prints it --repeat times, and reports the
@@ -76,6 +85,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

@@ -1,0 +1,223 @@
+//! `weft run`: execute a program's entry computation on one device.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use weft_ir::{Module, Shape, ShapeData};
+use weft_runtime::numbers::{Numbers, decode};
+use weft_runtime::random::SplitMix64;
+use weft_runtime::{Tensor, Value};
+
+use crate::fmt::InputFormat;
+use crate::input;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The program: HLO, or StableHLO when the name ends in `.mlir` (lowered
+    /// first); `-` reads standard input.
+    file: PathBuf,
+    /// One `.npy` file per entry parameter, in order. Without it every
+    /// parameter gets seeded random values (see --seed). bf16 and f8 files
+    /// hold their bit patterns (NumPy's uint16/uint8); the parameter's type
+    /// says how to read them.
+    #[arg(long, num_args = 1.., value_name = "NPY")]
+    inputs: Vec<PathBuf>,
+    /// The seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write each output to DIR/out<i>.npy (a tuple result is flattened in
+    /// order).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The input's format, when its name does not say.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormat>,
+}
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    match execute(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn execute(args: &RunArgs) -> Result<(), String> {
+    let source = input::read(Some(&args.file)).map_err(|e| format!("error: {e}"))?;
+    let module = load(args, &source)?;
+    let entry = module
+        .entry
+        .ok_or("error: the module has no entry computation")?;
+    let params = module.comp(entry).params.clone();
+    if !args.inputs.is_empty() && args.inputs.len() != params.len() {
+        return Err(format!(
+            "error: the entry computation takes {} parameter(s) but {} input file(s) were given",
+            params.len(),
+            args.inputs.len()
+        ));
+    }
+    let mut random = SplitMix64::new(args.seed);
+    let mut arguments = Vec::new();
+    for (number, &param) in params.iter().enumerate() {
+        let shape = module.shape_of(param);
+        let argument = match args.inputs.get(number) {
+            Some(path) => read_input(&module, shape, path, number)?,
+            None => random_value(&module, shape, &mut random).ok_or_else(|| {
+                format!("error: parameter {number} has a shape random inputs cannot fill")
+            })?,
+        };
+        arguments.push(argument);
+    }
+    let result = weft_runtime::evaluate(&module, arguments).map_err(|e| format!("error: {e}"))?;
+    let mut outputs = Vec::new();
+    flatten(result, &mut outputs);
+    for (index, output) in outputs.iter().enumerate() {
+        println!("out{index}: {}", summary(output));
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+        for (index, output) in outputs.iter().enumerate() {
+            let Value::Tensor(tensor) = output else {
+                continue;
+            };
+            let path = dir.join(format!("out{index}.npy"));
+            std::fs::write(&path, weft_runtime::npy::write(tensor))
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn load(args: &RunArgs, source: &input::Source) -> Result<Module, String> {
+    if InputFormat::of(Some(&args.file), args.input_format) == InputFormat::Mlir {
+        let body = weft_stablehlo::text::parse(&source.text)
+            .map_err(|d| d.render(&source.name, &source.text))?;
+        if let Err(errors) = weft_stablehlo::verify(&body) {
+            return Err(errors
+                .iter()
+                .map(|e| e.to_diagnostic(&body).render(&source.name, &source.text))
+                .collect());
+        }
+        return weft_stablehlo::lower::lower(&body)
+            .map_err(|d| d.render(&source.name, &source.text));
+    }
+    let module =
+        weft_ir::text::parse(&source.text).map_err(|d| d.render(&source.name, &source.text))?;
+    if let Err(errors) = weft_ir::verify(&module) {
+        let first = &errors[0];
+        return Err(format!(
+            "error: {}: the module does not verify ({} error(s); `weft check` shows them all): {}",
+            source.name,
+            errors.len(),
+            first.message
+        ));
+    }
+    Ok(module)
+}
+
+fn read_input(
+    module: &Module,
+    shape: Shape,
+    path: &std::path::Path,
+    number: usize,
+) -> Result<Value, String> {
+    let Some(array) = module.shapes.as_array(shape) else {
+        return Err(format!(
+            "error: parameter {number} is not an array; it cannot be read from {}",
+            path.display()
+        ));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let tensor = weft_runtime::npy::read(&bytes, Some(array.elem))
+        .map_err(|e| format!("error: {}: {e}", path.display()))?;
+    if tensor.dims.as_slice() != &*array.dims {
+        return Err(format!(
+            "error: {}: parameter {number} is {}{:?}, the file holds {:?}",
+            path.display(),
+            array.elem.name(),
+            array.dims,
+            tensor.dims
+        ));
+    }
+    Ok(Value::Tensor(tensor))
+}
+
+fn random_value(module: &Module, shape: Shape, random: &mut SplitMix64) -> Option<Value> {
+    match module.shapes.get(shape) {
+        ShapeData::Array(array) => Some(Value::Tensor(weft_runtime::random::tensor(
+            random,
+            array.elem,
+            &array.dims,
+        ))),
+        ShapeData::Tuple(elements) => elements
+            .iter()
+            .map(|&e| random_value(module, e, random))
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Tuple),
+        ShapeData::Token => Some(Value::Token),
+        _ => None,
+    }
+}
+
+fn flatten(value: Value, out: &mut Vec<Value>) {
+    match value {
+        Value::Tuple(elements) => elements.into_iter().for_each(|e| flatten(e, out)),
+        other => out.push(other),
+    }
+}
+
+/// `f32[4,6] min -1.25 max 3.5 mean 0.125` (and NaN/Inf counts when there are
+/// any), or the values themselves for small integer and pred arrays.
+fn summary(value: &Value) -> String {
+    let Value::Tensor(tensor) = value else {
+        return value.describe();
+    };
+    let head = value.describe();
+    if tensor.is_empty() {
+        return format!("{head} (empty)");
+    }
+    match decode(tensor) {
+        Numbers::Float(values) => {
+            let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            let nan = values.iter().filter(|v| v.is_nan()).count();
+            let infinite = values.len() - finite.len() - nan;
+            let mut text = if finite.is_empty() {
+                format!("{head} (no finite values)")
+            } else {
+                let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+                format!("{head} min {min:.6} max {max:.6} mean {mean:.6}")
+            };
+            if nan > 0 {
+                text.push_str(&format!(" nan {nan}"));
+            }
+            if infinite > 0 {
+                text.push_str(&format!(" inf {infinite}"));
+            }
+            text
+        }
+        numbers => format!("{head} {}", small_values(tensor, &numbers)),
+    }
+}
+
+fn small_values(tensor: &Tensor, numbers: &Numbers) -> String {
+    const SHOWN: usize = 16;
+    let items: Vec<String> = match numbers {
+        Numbers::Pred(v) => v.iter().take(SHOWN).map(|b| b.to_string()).collect(),
+        Numbers::Signed(v) => v.iter().take(SHOWN).map(i64::to_string).collect(),
+        Numbers::Unsigned(v) => v.iter().take(SHOWN).map(u64::to_string).collect(),
+        Numbers::Complex(v) => v
+            .iter()
+            .take(SHOWN)
+            .map(|(re, im)| format!("({re}, {im})"))
+            .collect(),
+        Numbers::Float(_) => Vec::new(),
+    };
+    let more = if tensor.len() > SHOWN { ", …" } else { "" };
+    format!("[{}{more}]", items.join(", "))
+}

@@ -1,0 +1,266 @@
+//! Control flow and the ops that call computations or stand for other
+//! devices: `while`, `conditional`, the async chain (run to completion on
+//! one device), collectives on a single device, and the custom-calls that
+//! only annotate their operand.
+
+use weft_ir::async_chain::ChainTracer;
+use weft_ir::{Instr, Opcode, Shape};
+
+use super::{Evaluator, RunError};
+use crate::numbers::{Numbers, decode};
+use crate::tensor::{Tensor, Value};
+
+impl Evaluator<'_> {
+    /// `while`: run the body while the condition holds.
+    pub(crate) fn while_loop(&mut self, instr: Instr, init: Value) -> Result<Value, RunError> {
+        // XLA keeps a loop's body first, then its condition.
+        let (body, condition) = (self.callee(instr, 0)?, self.callee(instr, 1)?);
+        let mut state = init;
+        loop {
+            let holds = self.call(condition, vec![state.clone()])?;
+            let holds = holds
+                .as_tensor()
+                .and_then(|t| t.bytes.first().copied())
+                .ok_or_else(|| self.error(instr, "the loop condition did not return a pred"))?;
+            if holds == 0 {
+                return Ok(state);
+            }
+            state = self.call(body, vec![state])?;
+        }
+    }
+
+    /// `conditional`: a `pred` picks the true (first) or false branch; an
+    /// index picks its branch, an out-of-range index the last one.
+    pub(crate) fn conditional(
+        &mut self,
+        instr: Instr,
+        mut arguments: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let branches = self.module.instr(instr).callees.clone();
+        if branches.is_empty() || arguments.len() != branches.len() + 1 {
+            return Err(self.error(instr, "a conditional needs one operand per branch"));
+        }
+        let selector = arguments[0]
+            .as_tensor()
+            .ok_or_else(|| self.error(instr, "the branch selector is not an array"))?;
+        let branch = match decode(selector) {
+            Numbers::Pred(v) => usize::from(!v.first().copied().unwrap_or(false)),
+            Numbers::Signed(v) => {
+                let index = v.first().copied().unwrap_or(-1);
+                if index < 0 || index as usize >= branches.len() {
+                    branches.len() - 1
+                } else {
+                    index as usize
+                }
+            }
+            _ => return Err(self.error(instr, "the branch selector must be a pred or an s32")),
+        };
+        let argument = arguments.swap_remove(branch + 1);
+        self.call(branches[branch], vec![argument])
+    }
+
+    /// `async-start` / `async-update` / `async-done` on one device: the
+    /// wrapped computation runs as soon as all its operands are bound, and its
+    /// result waits in the chain's value (shaped like the start's tuple:
+    /// bound operands, result, context).
+    pub(crate) fn async_step(
+        &mut self,
+        instr: Instr,
+        arguments: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let opcode = self.module.instr(instr).opcode;
+        let start = if opcode == Opcode::AsyncStart {
+            instr
+        } else {
+            ChainTracer::new(self.module)
+                .chain_start(instr)
+                .ok_or_else(|| self.error(instr, "the async op's chain has no start"))?
+        };
+        let wrapped = self.callee(start, 0)?;
+        let parameter_count = self.module.comp(wrapped).params.len();
+        let (mut bound, mut result, previous) = match opcode {
+            Opcode::AsyncStart => (arguments, None, None),
+            _ => {
+                let mut arguments = arguments.into_iter();
+                let previous = arguments
+                    .next()
+                    .ok_or_else(|| self.error(instr, "the async op has no operand"))?;
+                let Value::Tuple(slots) = &previous else {
+                    return Err(self.error(instr, "the async value is not a tuple"));
+                };
+                let bound = match slots.first() {
+                    Some(Value::Tuple(b)) => b.clone(),
+                    _ => return Err(self.error(instr, "the async value has no operand slot")),
+                };
+                let result = slots
+                    .get(1)
+                    .cloned()
+                    .filter(|_| bound.len() == parameter_count);
+                let mut bound = bound;
+                bound.extend(arguments);
+                (bound, result, Some(previous))
+            }
+        };
+        if result.is_none() && bound.len() == parameter_count {
+            result = Some(self.call(wrapped, bound.clone())?);
+        }
+        if opcode == Opcode::AsyncDone {
+            return result.ok_or_else(|| {
+                self.error(
+                    instr,
+                    format!(
+                        "the done is reached with {} of {parameter_count} operands bound",
+                        bound.len()
+                    ),
+                )
+            });
+        }
+        let shape = self.module.shape_of(instr);
+        let mut slots = vec![
+            Value::Tuple(std::mem::take(&mut bound)),
+            result.unwrap_or(Value::Tuple(Vec::new())),
+        ];
+        let context_shapes: Vec<Shape> = self
+            .module
+            .shapes
+            .tuple_elements(shape)
+            .map(|elements| elements.iter().skip(2).copied().collect())
+            .unwrap_or_default();
+        match previous {
+            Some(Value::Tuple(previous_slots))
+                if previous_slots.len() == 2 + context_shapes.len() =>
+            {
+                slots.extend(previous_slots.into_iter().skip(2));
+            }
+            _ => {
+                for context in context_shapes {
+                    slots.push(self.zeros(instr, context)?);
+                }
+            }
+        }
+        Ok(Value::Tuple(slots))
+    }
+
+    /// A value of zeros of `shape`.
+    fn zeros(&self, instr: Instr, shape: Shape) -> Result<Value, RunError> {
+        if let Some(elements) = self.module.shapes.tuple_elements(shape) {
+            return elements
+                .iter()
+                .map(|&e| self.zeros(instr, e))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Tuple);
+        }
+        match self.module.shapes.as_array(shape) {
+            Some(array) => Ok(Value::Tensor(Tensor::zeros(array.elem, &array.dims))),
+            None if self.module.shapes.get(shape) == &weft_ir::ShapeData::Token => Ok(Value::Token),
+            None => Err(self.error(instr, "a context slot of a shape the runtime cannot make")),
+        }
+    }
+
+    /// A collective (or first-class start/done) when the program runs on one
+    /// device: every group is that device alone, so the data stays as it is.
+    pub(crate) fn single_device_collective(
+        &mut self,
+        instr: Instr,
+        arguments: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let config = &self.module.config;
+        let devices = config.replicas() * config.num_partitions.unwrap_or(1);
+        if devices > 1 {
+            return Err(self.error(
+                instr,
+                format!("this collective needs the program's {devices} devices; the single-device evaluator cannot run it"),
+            ));
+        }
+        let data = self.module.instr(instr);
+        let single = |arguments: Vec<Value>| -> Value {
+            if arguments.len() == 1 {
+                arguments.into_iter().next().expect("one argument")
+            } else {
+                Value::Tuple(arguments)
+            }
+        };
+        use Opcode as O;
+        match data.opcode {
+            O::AllReduce
+            | O::AllGather
+            | O::ReduceScatter
+            | O::AllToAll
+            | O::CollectiveBroadcast
+            | O::AllReduceStart
+            | O::AllReduceDone => Ok(single(arguments)),
+            O::CollectivePermute => {
+                let keeps = matches!(&data.attrs, weft_ir::attrs::Attrs::CollectivePermute(p) if p.source_target_pairs.contains(&(0, 0)));
+                if keeps {
+                    Ok(single(arguments))
+                } else {
+                    // No pair sends to device 0: it receives zeros.
+                    self.zeros(instr, data.shape)
+                }
+            }
+            O::AllGatherStart | O::CollectivePermuteStart | O::CopyStart => {
+                let shape = data.shape;
+                let operand = single(arguments);
+                let result = if data.opcode == O::CollectivePermuteStart
+                    && !matches!(&data.attrs, weft_ir::attrs::Attrs::CollectivePermute(p) if p.source_target_pairs.contains(&(0, 0)))
+                {
+                    let slot = self
+                        .module
+                        .shapes
+                        .tuple_elements(shape)
+                        .and_then(|e| e.get(1).copied());
+                    match slot {
+                        Some(slot) => self.zeros(instr, slot)?,
+                        None => operand.clone(),
+                    }
+                } else {
+                    operand.clone()
+                };
+                let mut slots = vec![operand, result];
+                let extra: Vec<Shape> = self
+                    .module
+                    .shapes
+                    .tuple_elements(shape)
+                    .map(|e| e.iter().skip(2).copied().collect())
+                    .unwrap_or_default();
+                for context in extra {
+                    slots.push(self.zeros(instr, context)?);
+                }
+                Ok(Value::Tuple(slots))
+            }
+            O::AllGatherDone | O::CollectivePermuteDone | O::CopyDone => {
+                match arguments.into_iter().next() {
+                    Some(Value::Tuple(mut slots)) if slots.len() >= 2 => Ok(slots.swap_remove(1)),
+                    _ => Err(self.error(instr, "the done's operand is not its start's value")),
+                }
+            }
+            other => Err(self.error(instr, format!("{} is not a collective", other.name()))),
+        }
+    }
+
+    /// The custom-calls the evaluator knows.
+    pub(crate) fn custom_call(
+        &mut self,
+        instr: Instr,
+        target: &str,
+        arguments: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        match target {
+            // Annotations for the partitioner: on one device they pass their
+            // operand through.
+            "Sharding"
+            | "SPMDFullToShardShape"
+            | "SPMDShardToFullShape"
+            | "LocalToGlobalShape"
+            | "GlobalToLocalShape"
+                if arguments.len() == 1 =>
+            {
+                Ok(arguments.into_iter().next().expect("one argument"))
+            }
+            _ => Err(self.error(
+                instr,
+                format!("custom-call target \"{target}\" is not supported by the evaluator"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! `dot` with general dimension numbers.
+//!
+//! Both operands are first transposed to `[batch, rows, contracted]` and
+//! `[batch, contracted, columns]`; the result is `[batch…, lhs free…, rhs
+//! free…]` as XLA orders it. `f32` and `f64` products run on the
+//! `matrixmultiply` GEMM (accumulating in the element type, as XLA's CPU
+//! backend does); every other type is computed in its arithmetic domain
+//! (`f64` for narrow floats, which XLA accumulates in `f32`, so results may
+//! differ from XLA's in the last bit of a narrow type).
+
+use weft_ir::ElementType;
+use weft_ir::attrs::DotAttrs;
+
+use super::data_movement::transpose;
+use crate::numbers::{Numbers, decode, encode};
+use crate::tensor::{Tensor, element_count};
+
+/// `dot(lhs, rhs)` with `dot`'s dimension numbers, giving `result_elem`.
+pub(crate) fn dot(
+    lhs: &Tensor,
+    rhs: &Tensor,
+    dims: &DotAttrs,
+    result_elem: ElementType,
+) -> Result<Tensor, String> {
+    let free = |rank: usize, batch: &[i64], contracting: &[i64]| -> Vec<i64> {
+        (0..rank as i64)
+            .filter(|d| !batch.contains(d) && !contracting.contains(d))
+            .collect()
+    };
+    let lhs_free = free(lhs.dims.len(), &dims.lhs_batch, &dims.lhs_contracting);
+    let rhs_free = free(rhs.dims.len(), &dims.rhs_batch, &dims.rhs_contracting);
+    let size_of = |t: &Tensor, ds: &[i64]| -> usize {
+        ds.iter()
+            .map(|&d| t.dims[d as usize].max(0) as usize)
+            .product()
+    };
+    let batch = size_of(lhs, &dims.lhs_batch);
+    let rows = size_of(lhs, &lhs_free);
+    let depth = size_of(lhs, &dims.lhs_contracting);
+    let columns = size_of(rhs, &rhs_free);
+    if depth != size_of(rhs, &dims.rhs_contracting) || batch != size_of(rhs, &dims.rhs_batch) {
+        return Err("the contracting or batch dimensions of dot's operands differ in size".into());
+    }
+    let lhs_order: Vec<i64> = dims
+        .lhs_batch
+        .iter()
+        .chain(&lhs_free)
+        .chain(&dims.lhs_contracting)
+        .copied()
+        .collect();
+    let rhs_order: Vec<i64> = dims
+        .rhs_batch
+        .iter()
+        .chain(&dims.rhs_contracting)
+        .chain(&rhs_free)
+        .copied()
+        .collect();
+    let a = transpose(lhs, &lhs_order);
+    let b = transpose(rhs, &rhs_order);
+    let mut result_dims: Vec<i64> = dims
+        .lhs_batch
+        .iter()
+        .map(|&d| lhs.dims[d as usize])
+        .collect();
+    result_dims.extend(lhs_free.iter().map(|&d| lhs.dims[d as usize]));
+    result_dims.extend(rhs_free.iter().map(|&d| rhs.dims[d as usize]));
+    let shape = Gemm {
+        batch,
+        rows,
+        depth,
+        columns,
+    };
+    if a.elem == ElementType::F32 && b.elem == ElementType::F32 && result_elem == ElementType::F32 {
+        let c = shape.sgemm(&floats32(&a), &floats32(&b));
+        let mut bytes = Vec::with_capacity(c.len() * 4);
+        for v in c {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        return Ok(Tensor {
+            elem: ElementType::F32,
+            dims: result_dims,
+            bytes,
+        });
+    }
+    let out = match (decode(&a), decode(&b)) {
+        (Numbers::Float(x), Numbers::Float(y))
+            if a.elem == ElementType::F64 && b.elem == ElementType::F64 =>
+        {
+            Numbers::Float(shape.dgemm(&x, &y))
+        }
+        (Numbers::Float(x), Numbers::Float(y)) => {
+            Numbers::Float(shape.naive(&x, &y, 0.0, |s, p, q| s + p * q))
+        }
+        (Numbers::Signed(x), Numbers::Signed(y)) => {
+            Numbers::Signed(shape.naive(&x, &y, 0, |s, p, q| s.wrapping_add(p.wrapping_mul(q))))
+        }
+        (Numbers::Unsigned(x), Numbers::Unsigned(y)) => {
+            Numbers::Unsigned(shape.naive(&x, &y, 0, |s, p, q| s.wrapping_add(p.wrapping_mul(q))))
+        }
+        (Numbers::Pred(x), Numbers::Pred(y)) => {
+            Numbers::Pred(shape.naive(&x, &y, false, |s, p, q| s | (p & q)))
+        }
+        (Numbers::Complex(x), Numbers::Complex(y)) => {
+            Numbers::Complex(shape.naive(&x, &y, (0.0, 0.0), |s, p, q| {
+                (s.0 + p.0 * q.0 - p.1 * q.1, s.1 + p.0 * q.1 + p.1 * q.0)
+            }))
+        }
+        (x, y) => {
+            // Mixed domains (e.g. s8 × f32): compute in floats.
+            let x = crate::numbers::convert_numbers(&x, ElementType::F64);
+            let y = crate::numbers::convert_numbers(&y, ElementType::F64);
+            match (x, y) {
+                (Numbers::Float(x), Numbers::Float(y)) => {
+                    Numbers::Float(shape.naive(&x, &y, 0.0, |s, p, q| s + p * q))
+                }
+                _ => {
+                    return Err(format!(
+                        "dot of {} and {}",
+                        lhs.elem.name(),
+                        rhs.elem.name()
+                    ));
+                }
+            }
+        }
+    };
+    debug_assert_eq!(out.len(), element_count(&result_dims));
+    Ok(encode(result_elem, &result_dims, &out))
+}
+
+fn floats32(t: &Tensor) -> Vec<f32> {
+    t.bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// A batch of `rows × depth` by `depth × columns` products, row-major.
+struct Gemm {
+    batch: usize,
+    rows: usize,
+    depth: usize,
+    columns: usize,
+}
+
+impl Gemm {
+    fn sgemm(&self, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let (m, k, n) = (self.rows, self.depth, self.columns);
+        let mut c = vec![0f32; self.batch * m * n];
+        if m * n == 0 {
+            return c;
+        }
+        for batch in 0..self.batch {
+            let a = &a[batch * m * k..][..m * k];
+            let b = &b[batch * k * n..][..k * n];
+            let c = &mut c[batch * m * n..][..m * n];
+            // SAFETY: `a`, `b` and `c` are row-major slices of exactly m×k,
+            // k×n and m×n elements, and the strides below describe them.
+            unsafe {
+                matrixmultiply::sgemm(
+                    m,
+                    k,
+                    n,
+                    1.0,
+                    a.as_ptr(),
+                    k as isize,
+                    1,
+                    b.as_ptr(),
+                    n as isize,
+                    1,
+                    0.0,
+                    c.as_mut_ptr(),
+                    n as isize,
+                    1,
+                );
+            }
+        }
+        c
+    }
+
+    fn dgemm(&self, a: &[f64], b: &[f64]) -> Vec<f64> {
+        let (m, k, n) = (self.rows, self.depth, self.columns);
+        let mut c = vec![0f64; self.batch * m * n];
+        if m * n == 0 {
+            return c;
+        }
+        for batch in 0..self.batch {
+            let a = &a[batch * m * k..][..m * k];
+            let b = &b[batch * k * n..][..k * n];
+            let c = &mut c[batch * m * n..][..m * n];
+            // SAFETY: as in `sgemm`.
+            unsafe {
+                matrixmultiply::dgemm(
+                    m,
+                    k,
+                    n,
+                    1.0,
+                    a.as_ptr(),
+                    k as isize,
+                    1,
+                    b.as_ptr(),
+                    n as isize,
+                    1,
+                    0.0,
+                    c.as_mut_ptr(),
+                    n as isize,
+                    1,
+                );
+            }
+        }
+        c
+    }
+
+    fn naive<T: Copy>(
+        &self,
+        a: &[T],
+        b: &[T],
+        zero: T,
+        accumulate: impl Fn(T, T, T) -> T,
+    ) -> Vec<T> {
+        let (m, k, n) = (self.rows, self.depth, self.columns);
+        let mut c = vec![zero; self.batch * m * n];
+        for batch in 0..self.batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut sum = zero;
+                    for p in 0..k {
+                        sum = accumulate(
+                            sum,
+                            a[batch * m * k + i * k + p],
+                            b[batch * k * n + p * n + j],
+                        );
+                    }
+                    c[batch * m * n + i * n + j] = sum;
+                }
+            }
+        }
+        c
+    }
+}

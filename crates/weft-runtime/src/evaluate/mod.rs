@@ -1,0 +1,172 @@
+//! The evaluator: runs an HLO module's entry computation on one device.
+//!
+//! Each computation runs its instructions in execution order: the schedule
+//! of a scheduled module, XLA's post-order otherwise. A value lives in the
+//! environment of its computation until the computation returns. Called
+//! computations (loop bodies, branches, reducers, fusions) are run
+//! recursively with their arguments bound to their parameters.
+//!
+//! On one device, async operations run to completion at their start (the
+//! N-device runtime makes them truly asynchronous), and a collective whose
+//! every group is a single device is the identity; a collective that needs
+//! other devices is an error naming it.
+//!
+//! Errors are [`RunError`]s naming the instruction and its computation;
+//! nothing here panics on a module the verifier accepts, and the recursion
+//! depth of nested calls is bounded.
+
+mod control;
+mod convolution;
+mod data_movement;
+mod dot;
+mod elementwise;
+mod indexing;
+mod instruction;
+mod reduce;
+
+use rustc_hash::FxHashMap;
+use weft_ir::{Comp, Instr, Module};
+
+use crate::tensor::Value;
+
+/// A failure at run time, located at an instruction when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    /// `computation/%instruction`, when the error belongs to one.
+    pub instruction: Option<String>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.instruction {
+            Some(at) => write!(f, "{at}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// How deeply computations may call each other (loop bodies and branches
+/// count once per level, not per iteration).
+const MAX_CALL_DEPTH: usize = 256;
+
+/// Runs `module`'s entry computation on `arguments` and returns its result.
+pub fn evaluate(module: &Module, arguments: Vec<Value>) -> Result<Value, RunError> {
+    let entry = module.entry.ok_or_else(|| RunError {
+        instruction: None,
+        message: "the module has no entry computation".into(),
+    })?;
+    let params = &module.comp(entry).params;
+    if params.len() != arguments.len() {
+        return Err(RunError {
+            instruction: None,
+            message: format!(
+                "the entry computation takes {} argument(s), {} given",
+                params.len(),
+                arguments.len()
+            ),
+        });
+    }
+    for (number, (&param, argument)) in params.iter().zip(&arguments).enumerate() {
+        let expected = instruction::describe_shape(module, module.shape_of(param));
+        if instruction::describe_value_shape(argument) != expected {
+            return Err(RunError {
+                instruction: None,
+                message: format!(
+                    "argument {number} must be {expected}, but it is {}",
+                    argument.describe()
+                ),
+            });
+        }
+    }
+    let mut evaluator = Evaluator {
+        module,
+        orders: FxHashMap::default(),
+        depth: 0,
+    };
+    evaluator.call(entry, arguments)
+}
+
+pub(crate) struct Evaluator<'m> {
+    pub(crate) module: &'m Module,
+    /// The execution order of each computation run so far.
+    orders: FxHashMap<Comp, std::rc::Rc<Vec<Instr>>>,
+    depth: usize,
+}
+
+impl<'m> Evaluator<'m> {
+    /// Runs `comp` with its parameters bound to `arguments`.
+    pub(crate) fn call(&mut self, comp: Comp, arguments: Vec<Value>) -> Result<Value, RunError> {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(RunError {
+                instruction: Some(self.module.comp(comp).name.clone()),
+                message: format!("computations nest more than {MAX_CALL_DEPTH} deep"),
+            });
+        }
+        let data = self.module.comp(comp);
+        if data.params.len() != arguments.len() {
+            return Err(RunError {
+                instruction: Some(data.name.clone()),
+                message: format!(
+                    "called with {} argument(s) but takes {}",
+                    arguments.len(),
+                    data.params.len()
+                ),
+            });
+        }
+        let root = data.root.ok_or_else(|| RunError {
+            instruction: Some(data.name.clone()),
+            message: "the computation has no root".into(),
+        })?;
+        let order = self.order(comp);
+        let mut environment: FxHashMap<Instr, Value> =
+            FxHashMap::with_capacity_and_hasher(order.len(), Default::default());
+        for (&param, argument) in data.params.iter().zip(arguments) {
+            environment.insert(param, argument);
+        }
+        self.depth += 1;
+        let result = (|| {
+            for &instr in order.iter() {
+                if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
+                    continue;
+                }
+                let value = self.instruction(instr, &environment)?;
+                environment.insert(instr, value);
+            }
+            environment
+                .remove(&root)
+                .ok_or_else(|| self.error(root, "the root was never computed"))
+        })();
+        self.depth -= 1;
+        result
+    }
+
+    fn order(&mut self, comp: Comp) -> std::rc::Rc<Vec<Instr>> {
+        if let Some(order) = self.orders.get(&comp) {
+            return order.clone();
+        }
+        let order = match self.module.schedule.as_ref().and_then(|s| s.sequence(comp)) {
+            Some(sequence) => sequence.to_vec(),
+            None => weft_ir::text::post_order(self.module, comp),
+        };
+        let order = std::rc::Rc::new(order);
+        self.orders.insert(comp, order.clone());
+        order
+    }
+
+    /// An error at `instr`.
+    pub(crate) fn error(&self, instr: Instr, message: impl Into<String>) -> RunError {
+        let data = self.module.instr(instr);
+        RunError {
+            instruction: Some(format!(
+                "{}/%{}",
+                self.module.comp(data.parent).name,
+                data.name
+            )),
+            message: message.into(),
+        }
+    }
+}

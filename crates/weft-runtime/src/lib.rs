@@ -1,0 +1,22 @@
+//! weft's runtime: executing HLO modules.
+//!
+//! - [`tensor`]: values — a tensor is an element type, dimensions and
+//!   contiguous little-endian bytes; a value is a tensor, a tuple or a token;
+//! - [`numbers`]: tensors decoded into the arithmetic domain of their element
+//!   type (floats as `f64`, integers as `i64`/`u64`, complex as pairs) and
+//!   encoded back with XLA's rounding;
+//! - [`npy`]: NumPy `.npy` files in and out (bf16 and the f8 family as their
+//!   bit patterns, the element type given by the caller);
+//! - [`evaluate`]: the evaluator, one device, every instruction in order;
+//! - [`random`]: seeded inputs for programs run without any.
+
+#![deny(missing_docs)]
+
+pub mod evaluate;
+pub mod npy;
+pub mod numbers;
+pub mod random;
+pub mod tensor;
+
+pub use evaluate::{RunError, evaluate};
+pub use tensor::{Tensor, Value};

@@ -1,0 +1,148 @@
+//! Runtime values.
+//!
+//! Invariant: a [`Tensor`]'s `bytes` hold exactly `element count ×
+//! storage size` bytes, row-major (the last dimension varies fastest),
+//! little-endian, in the encoding of `weft_ir`'s literals (`pred` one byte,
+//! narrow floats and `s4`/`u4` one byte each, complex as real then imaginary).
+//! Layouts do not matter at run time: values are always logically row-major.
+
+use weft_ir::ElementType;
+use weft_ir::literal::{ArrayLiteral, Literal, storage_bytes};
+
+/// A dense array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    /// The element type.
+    pub elem: ElementType,
+    /// The size of each dimension.
+    pub dims: Vec<i64>,
+    /// The elements, row-major.
+    pub bytes: Vec<u8>,
+}
+
+/// What an instruction produces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// An array.
+    Tensor(Tensor),
+    /// A tuple of values.
+    Tuple(Vec<Value>),
+    /// `token[]`: orders side effects, carries no data.
+    Token,
+}
+
+impl Tensor {
+    /// A tensor of zeros.
+    pub fn zeros(elem: ElementType, dims: &[i64]) -> Tensor {
+        let count = element_count(dims);
+        Tensor {
+            elem,
+            dims: dims.to_vec(),
+            bytes: vec![0; count * storage_bytes(elem)],
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        element_count(&self.dims)
+    }
+
+    /// Whether the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes per element.
+    pub fn element_size(&self) -> usize {
+        storage_bytes(self.elem)
+    }
+
+    /// The tensor of an HLO constant.
+    pub fn from_literal(array: &ArrayLiteral) -> Tensor {
+        Tensor {
+            elem: array.elem,
+            dims: array.dims.clone(),
+            bytes: array.data.clone(),
+        }
+    }
+
+    /// The tensor as an HLO literal (for element access and printing).
+    pub fn to_literal(&self) -> ArrayLiteral {
+        ArrayLiteral {
+            elem: self.elem,
+            dims: self.dims.clone(),
+            data: self.bytes.clone(),
+        }
+    }
+
+    /// The same elements under other dimensions of the same element count.
+    pub fn reshaped(mut self, dims: &[i64]) -> Tensor {
+        debug_assert_eq!(element_count(dims), self.len());
+        self.dims = dims.to_vec();
+        self
+    }
+}
+
+/// Row-major strides, in elements.
+pub fn strides(dims: &[i64]) -> Vec<usize> {
+    let mut strides = vec![1usize; dims.len()];
+    for d in (0..dims.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * dims[d + 1].max(0) as usize;
+    }
+    strides
+}
+
+/// The number of elements of an array with `dims`.
+pub fn element_count(dims: &[i64]) -> usize {
+    dims.iter().map(|&d| d.max(0) as usize).product()
+}
+
+impl Value {
+    /// The value of an HLO constant.
+    pub fn from_constant(literal: &Literal) -> Option<Value> {
+        match literal {
+            Literal::Array(array) => Some(Value::Tensor(Tensor::from_literal(array))),
+            Literal::Tuple(elements) => elements
+                .iter()
+                .map(Value::from_constant)
+                .collect::<Option<Vec<_>>>()
+                .map(Value::Tuple),
+            Literal::Elided => None,
+        }
+    }
+
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A one-line description: `f32[4,6]`, `(f32[2], s32[])`, `token[]`.
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Tensor(t) => {
+                let dims: Vec<String> = t.dims.iter().map(i64::to_string).collect();
+                format!("{}[{}]", t.elem.name(), dims.join(","))
+            }
+            Value::Tuple(elements) => {
+                let parts: Vec<String> = elements.iter().map(Value::describe).collect();
+                format!("({})", parts.join(", "))
+            }
+            Value::Token => "token[]".to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_are_row_major() {
+        assert_eq!(strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(strides(&[]), Vec::<usize>::new());
+        assert_eq!(element_count(&[2, 0, 4]), 0);
+    }
+}
