@@ -8,6 +8,7 @@ mod check;
 mod convert;
 mod fmt;
 mod input;
+mod interpret;
 mod run;
 
 use std::process::ExitCode;
@@ -70,6 +71,14 @@ enum Command {
     /// line per output and, with --out DIR, writes DIR/out<i>.npy. Exit status
     /// 1 with the failing instruction named on any error.
     Run(run::RunArgs),
+    /// Run a StableHLO test file as `stablehlo-translate --interpret
+    /// -split-input-file` does.
+    ///
+    /// Every case (cases are separated by `// -----`) is lowered and run on
+    /// one device with its `check.*` ops enforced. Each failing case is
+    /// reported with its line; the last line is `N passed, M failed`. Exit
+    /// status 1 when any case failed or could not be run.
+    Interpret(interpret::InterpretArgs),
     /// Measure how fast HLO files parse and print.
     ///
     /// Reads each file once, parses and prints it --repeat times, and reports the
@@ -86,6 +95,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

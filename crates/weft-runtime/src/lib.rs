@@ -18,5 +18,5 @@ pub mod numbers;
 pub mod random;
 pub mod tensor;
 
-pub use evaluate::{RunError, evaluate};
+pub use evaluate::{Evaluation, RunError, evaluate, run};
 pub use tensor::{Tensor, Value};

@@ -245,6 +245,9 @@ impl Evaluator<'_> {
         target: &str,
         arguments: Vec<Value>,
     ) -> Result<Value, RunError> {
+        if let Some(outcome) = self.check_call(instr, target, &arguments) {
+            return outcome;
+        }
         match target {
             // Annotations for the partitioner: on one device they pass their
             // operand through.

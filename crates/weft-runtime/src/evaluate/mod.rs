@@ -15,6 +15,7 @@
 //! nothing here panics on a module the verifier accepts, and the recursion
 //! depth of nested calls is bounded.
 
+mod checks;
 mod control;
 mod convolution;
 mod data_movement;
@@ -53,8 +54,25 @@ impl std::error::Error for RunError {}
 /// count once per level, not per iteration).
 const MAX_CALL_DEPTH: usize = 256;
 
-/// Runs `module`'s entry computation on `arguments` and returns its result.
+/// Runs `module`'s entry computation on `arguments` and returns its result
+/// (failed `check.*` calls are ignored; see [`run`]).
 pub fn evaluate(module: &Module, arguments: Vec<Value>) -> Result<Value, RunError> {
+    run(module, arguments).map(|evaluation| evaluation.result)
+}
+
+/// What a run produced besides its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The entry computation's value.
+    pub result: Value,
+    /// One message per failed `check.*` call, in program order.
+    pub check_failures: Vec<String>,
+    /// What `interpreter.print` printed, one entry per call.
+    pub printed: Vec<String>,
+}
+
+/// Runs `module`'s entry computation on `arguments`.
+pub fn run(module: &Module, arguments: Vec<Value>) -> Result<Evaluation, RunError> {
     let entry = module.entry.ok_or_else(|| RunError {
         instruction: None,
         message: "the module has no entry computation".into(),
@@ -86,8 +104,15 @@ pub fn evaluate(module: &Module, arguments: Vec<Value>) -> Result<Value, RunErro
         module,
         orders: FxHashMap::default(),
         depth: 0,
+        check_failures: Vec::new(),
+        printed: Vec::new(),
     };
-    evaluator.call(entry, arguments)
+    let result = evaluator.call(entry, arguments)?;
+    Ok(Evaluation {
+        result,
+        check_failures: evaluator.check_failures,
+        printed: evaluator.printed,
+    })
 }
 
 pub(crate) struct Evaluator<'m> {
@@ -95,6 +120,10 @@ pub(crate) struct Evaluator<'m> {
     /// The execution order of each computation run so far.
     orders: FxHashMap<Comp, std::rc::Rc<Vec<Instr>>>,
     depth: usize,
+    /// Failed checks so far.
+    pub(crate) check_failures: Vec<String>,
+    /// What `interpreter.print` printed so far.
+    pub(crate) printed: Vec<String>,
 }
 
 impl<'m> Evaluator<'m> {

@@ -1,0 +1,111 @@
+//! `weft interpret`: run a StableHLO test file the way
+//! `stablehlo-translate --interpret -split-input-file` does — every case
+//! lowered and run, its `check.*` ops enforced — and report each case.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use weft_ir::diagnostic::line_col;
+use weft_stablehlo::text::split::split_input_file;
+
+use crate::input;
+
+#[derive(clap::Args)]
+pub struct InterpretArgs {
+    /// The StableHLO test file; cases are separated by `// -----` lines.
+    file: PathBuf,
+    /// Print the value of each case's result and what `interpreter.print`
+    /// printed.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// How one case ended.
+enum Outcome {
+    Passed,
+    Failed(String),
+    /// Needs `interpreter.run_parallel` (several processes), which the
+    /// single-device evaluator does not run.
+    NeedsProcessGrid,
+}
+
+pub fn run(args: &InterpretArgs) -> ExitCode {
+    let source = match input::read(Some(&args.file)) {
+        Ok(source) => source,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (mut passed, mut failed, mut grid) = (0, 0, 0);
+    for (index, chunk) in split_input_file(&source.text).iter().enumerate() {
+        if !chunk.text.contains("func.func") {
+            continue;
+        }
+        let line = line_col(&source.text, chunk.offset).line;
+        match run_case(chunk.text, args.verbose) {
+            Outcome::Passed => passed += 1,
+            Outcome::Failed(message) => {
+                failed += 1;
+                println!("{}:{line}: case {index} FAILED: {message}", source.name);
+            }
+            Outcome::NeedsProcessGrid => {
+                grid += 1;
+                println!(
+                    "{}:{line}: case {index} NOT RUN: interpreter.run_parallel needs several processes (not supported yet)",
+                    source.name
+                );
+            }
+        }
+    }
+    let mut summary = format!("{passed} passed, {failed} failed");
+    if grid > 0 {
+        summary.push_str(&format!(", {grid} not run (interpreter.run_parallel)"));
+    }
+    println!("{summary}");
+    if failed > 0 || grid > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_case(text: &str, verbose: bool) -> Outcome {
+    let body = match weft_stablehlo::text::parse(text) {
+        Ok(body) => body,
+        Err(d) => return Outcome::Failed(format!("does not parse: {}", d.message)),
+    };
+    let mut uses_grid = false;
+    body.walk(body.module, &mut |op| {
+        uses_grid |= body.ops[op].name.as_str() == "interpreter.run_parallel";
+    });
+    if uses_grid {
+        return Outcome::NeedsProcessGrid;
+    }
+    let module = match weft_stablehlo::lower::lower(&body) {
+        Ok(module) => module,
+        Err(d) => return Outcome::Failed(d.message.clone()),
+    };
+    match weft_runtime::run(&module, Vec::new()) {
+        Err(e) => Outcome::Failed(e.to_string()),
+        Ok(evaluation) => {
+            if verbose {
+                for line in &evaluation.printed {
+                    println!("  print: {line}");
+                }
+                println!("  result: {}", evaluation.result.describe());
+            }
+            match evaluation.check_failures.first() {
+                None => Outcome::Passed,
+                Some(first) => Outcome::Failed(if evaluation.check_failures.len() > 1 {
+                    format!(
+                        "{first} (and {} more failed checks)",
+                        evaluation.check_failures.len() - 1
+                    )
+                } else {
+                    first.clone()
+                }),
+            }
+        }
+    }
+}
