@@ -18,6 +18,10 @@ pub struct InterpretArgs {
     /// printed.
     #[arg(long)]
     verbose: bool,
+    /// Arguments of each case's entry function, as `stablehlo-translate
+    /// --interpret --args` takes them: `[dense<1> : tensor<2xi32>, …]`.
+    #[arg(long, value_name = "ATTRIBUTES")]
+    args: Option<String>,
 }
 
 /// How one case ended.
@@ -37,13 +41,20 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let arguments = match args.args.as_deref().map(parse_arguments).transpose() {
+        Ok(arguments) => arguments.unwrap_or_default(),
+        Err(message) => {
+            eprintln!("error: --args: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (mut passed, mut failed, mut grid) = (0, 0, 0);
     for (index, chunk) in split_input_file(&source.text).iter().enumerate() {
         if !chunk.text.contains("func.func") {
             continue;
         }
         let line = line_col(&source.text, chunk.offset).line;
-        match run_case(chunk.text, args.verbose) {
+        match run_case(chunk.text, &arguments, args.verbose) {
             Outcome::Passed => passed += 1,
             Outcome::Failed(message) => {
                 failed += 1;
@@ -70,7 +81,39 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     }
 }
 
-fn run_case(text: &str, verbose: bool) -> Outcome {
+/// `[dense<…> : tensor<…>, …]` as runtime values.
+fn parse_arguments(text: &str) -> Result<Vec<weft_runtime::Value>, String> {
+    use weft_stablehlo::ir::Attribute;
+    use weft_stablehlo::ir::attribute::DenseValues;
+    let attribute =
+        weft_stablehlo::text::parse_attribute(text).map_err(|d| d.render("--args", text))?;
+    let Attribute::Array(items) = attribute else {
+        return Err(
+            "expected an array of dense elements, i.e. [dense<1> : tensor<2xi32>, ...]".into(),
+        );
+    };
+    items
+        .into_iter()
+        .map(|item| match item {
+            Attribute::DenseElements(dense) => match (&dense.values, dense.ty.static_dims()) {
+                (DenseValues::Array(array), Some(dims)) => {
+                    let mut tensor = weft_runtime::Tensor::from_literal(array);
+                    if tensor.len() as i64 == dims.iter().product::<i64>() {
+                        tensor.dims = dims;
+                    }
+                    Ok(weft_runtime::Value::Tensor(tensor))
+                }
+                _ => Err("string or dynamically shaped arguments are not supported".to_string()),
+            },
+            _ => Err(
+                "expected dense elements for each argument, i.e. [dense<1> : tensor<2xi32>, ...]"
+                    .to_string(),
+            ),
+        })
+        .collect()
+}
+
+fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Outcome {
     let body = match weft_stablehlo::text::parse(text) {
         Ok(body) => body,
         Err(d) => return Outcome::Failed(format!("does not parse: {}", d.message)),
@@ -86,7 +129,7 @@ fn run_case(text: &str, verbose: bool) -> Outcome {
         Ok(module) => module,
         Err(d) => return Outcome::Failed(d.message.clone()),
     };
-    match weft_runtime::run(&module, Vec::new()) {
+    match weft_runtime::run(&module, arguments.to_vec()) {
         Err(e) => Outcome::Failed(e.to_string()),
         Ok(evaluation) => {
             if verbose {

@@ -223,9 +223,9 @@ pub fn convert_numbers(numbers: &Numbers, to: ElementType) -> Numbers {
         | (Numbers::Float(_), Domain::Float)
         | (Numbers::Complex(_), Domain::Complex) => numbers.clone(),
         (_, Domain::Pred) => Numbers::Pred(
-            as_f64_pairs(numbers)
-                .map(|(re, im)| re != 0.0 || im != 0.0)
-                .collect(),
+            // A complex number converts through its real part, as StableHLO's
+            // convert defines it.
+            real_parts(numbers).map(|re| re != 0.0).collect(),
         ),
         (Numbers::Signed(v), Domain::Unsigned) => {
             Numbers::Unsigned(v.iter().map(|&x| x as u64).collect())

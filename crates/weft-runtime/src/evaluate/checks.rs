@@ -56,17 +56,42 @@ impl Evaluator<'_> {
                 let min = json_number(&config, "min_ulp_difference").unwrap_or(0.0) as u64;
                 tensors().map(|(a, e)| expect(a, e, Comparison::Ulps { min, max }))
             }
-            "check.expect_serialized_eq" => Ok(Err(
-                "expect_serialized_eq compares with files the reference interpreter's probes wrote; weft has none".to_string(),
-            )),
+            "check.expect_serialized_eq" => {
+                let id = json_string(&config, "probe_id").unwrap_or_default();
+                let iteration = json_number(&config, "iteration").unwrap_or(0.0) as usize;
+                let recorded = self
+                    .probes
+                    .get(&id)
+                    .and_then(|values| values.get(iteration))
+                    .cloned();
+                match (arguments, recorded) {
+                    ([Value::Tensor(actual)], Some(Value::Tensor(expected))) => {
+                        Ok(expect(actual, &expected, Comparison::Bitwise))
+                    }
+                    (_, None) => Ok(Err(format!(
+                        "probe \"{id}\" recorded no value for iteration {iteration}"
+                    ))),
+                    _ => Err(self.error(instr, "expect_serialized_eq takes one array")),
+                }
+            }
             "interpreter.print" => {
-                let text = arguments.iter().map(Value::describe).collect::<Vec<_>>().join(", ");
+                let text = arguments
+                    .iter()
+                    .map(Value::describe)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 self.printed.push(text);
                 return Some(Ok(Value::Tuple(Vec::new())));
             }
             "interpreter.probe" => {
+                // The reference interpreter writes each probed value to a
+                // file that expect_serialized_eq reads back; weft keeps them.
+                let id = json_string(&config, "probe_id").unwrap_or_default();
                 return Some(match arguments {
-                    [value] => Ok(value.clone()),
+                    [value] => {
+                        self.probes.entry(id).or_default().push(value.clone());
+                        Ok(value.clone())
+                    }
                     _ => Err(self.error(instr, "interpreter.probe takes one value")),
                 });
             }
@@ -84,9 +109,14 @@ impl Evaluator<'_> {
 
 #[derive(Clone, Copy)]
 enum Comparison {
+    /// The same bits (what a serialized value read back must be).
+    Bitwise,
     Exact,
     Tolerance(f64),
-    Ulps { min: u64, max: u64 },
+    Ulps {
+        min: u64,
+        max: u64,
+    },
 }
 
 /// `Ok` when every element passes, else the first mismatch in the reference
@@ -106,11 +136,25 @@ fn expect(actual: &Tensor, expected: &Tensor, comparison: Comparison) -> Result<
             "Element values don't match: {a} (actual) vs {e} (expected) at index {index}"
         ))
     };
+    if let Comparison::Bitwise = comparison {
+        return match actual
+            .bytes
+            .iter()
+            .zip(&expected.bytes)
+            .position(|(a, e)| a != e)
+        {
+            None => Ok(()),
+            Some(byte) => Err(format!(
+                "the value differs from the probed one at element {}",
+                byte / actual.element_size().max(1)
+            )),
+        };
+    }
     match (decode(actual), decode(expected), comparison) {
         (Numbers::Float(a), Numbers::Float(e), _) => {
             for (i, (&x, &y)) in a.iter().zip(&e).enumerate() {
                 let pass = match comparison {
-                    Comparison::Exact => x == y,
+                    Comparison::Exact | Comparison::Bitwise => x == y,
                     Comparison::Tolerance(t) => close_enough(x, y, t),
                     Comparison::Ulps { min, max } => {
                         let distance = ulp_distance(actual.elem, x, y);
@@ -131,7 +175,7 @@ fn expect(actual: &Tensor, expected: &Tensor, comparison: Comparison) -> Result<
             };
             for (i, (&x, &y)) in a.iter().zip(&e).enumerate() {
                 let pass = match comparison {
-                    Comparison::Exact => x == y,
+                    Comparison::Exact | Comparison::Bitwise => x == y,
                     Comparison::Tolerance(t) => {
                         close_enough(x.0, y.0, t) && close_enough(x.1, y.1, t)
                     }
@@ -200,6 +244,26 @@ fn ulp_distance(elem: ElementType, actual: f64, expected: f64) -> u64 {
     (ordered(actual) - ordered(expected))
         .unsigned_abs()
         .min(u128::from(u64::MAX)) as u64
+}
+
+/// The string after `"key":` in a flat JSON object (escapes `\"` and `\\`
+/// undone).
+fn json_string(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\""))?;
+    let rest = json[at + key.len() + 2..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
+    let mut chars = rest.strip_prefix('"')?.chars();
+    let mut out = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => out.push(chars.next()?),
+            other => out.push(other),
+        }
+    }
+    None
 }
 
 /// The number after `"key":` in a flat JSON object.

@@ -112,20 +112,54 @@ pub(crate) fn unary(op: Opcode, input: &Tensor, result_elem: ElementType) -> Ker
             O::Abs => Numbers::Float(v.iter().map(|&(re, im)| re.hypot(im)).collect()),
             O::Negate => Numbers::Complex(v.iter().map(|&(re, im)| (-re, -im)).collect()),
             O::Copy => numbers.clone(),
-            O::Exponential => Numbers::Complex(
+            O::Exponential => Numbers::Complex(v.iter().map(|&c| complex_exp(c)).collect()),
+            O::Log => Numbers::Complex(v.iter().map(|&c| complex_log(c)).collect()),
+            O::Sqrt => Numbers::Complex(v.iter().map(|&c| complex_sqrt(c)).collect()),
+            O::Rsqrt => Numbers::Complex(
                 v.iter()
-                    .map(|&(re, im)| {
-                        let scale = re.exp();
-                        (scale * im.cos(), scale * im.sin())
+                    .map(|&c| complex_divide((1.0, 0.0), complex_sqrt(c)))
+                    .collect(),
+            ),
+            O::Sine => Numbers::Complex(
+                v.iter()
+                    .map(|&(a, b)| (a.sin() * b.cosh(), a.cos() * b.sinh()))
+                    .collect(),
+            ),
+            O::Cosine => Numbers::Complex(
+                v.iter()
+                    .map(|&(a, b)| (a.cos() * b.cosh(), -a.sin() * b.sinh()))
+                    .collect(),
+            ),
+            O::Tanh => Numbers::Complex(v.iter().map(|&c| complex_tanh(c)).collect()),
+            O::Logistic => Numbers::Complex(
+                v.iter()
+                    .map(|&(a, b)| {
+                        complex_divide((1.0, 0.0), complex_add((1.0, 0.0), complex_exp((-a, -b))))
                     })
                     .collect(),
             ),
-            O::Log => Numbers::Complex(
+            O::Sign => Numbers::Complex(
                 v.iter()
-                    .map(|&(re, im)| (re.hypot(im).ln(), im.atan2(re)))
+                    .map(|&(a, b)| {
+                        let magnitude = a.hypot(b);
+                        if magnitude == 0.0 {
+                            (a, b)
+                        } else {
+                            (a / magnitude, b / magnitude)
+                        }
+                    })
                     .collect(),
             ),
-            O::Sqrt => Numbers::Complex(v.iter().map(|&c| complex_sqrt(c)).collect()),
+            O::ExponentialMinusOne => Numbers::Complex(
+                v.iter()
+                    .map(|&c| complex_add(complex_exp(c), (-1.0, 0.0)))
+                    .collect(),
+            ),
+            O::LogPlusOne => Numbers::Complex(
+                v.iter()
+                    .map(|&c| complex_log(complex_add(c, (1.0, 0.0))))
+                    .collect(),
+            ),
             _ => return Err(unsupported(op, input.elem)),
         },
         _ => return Err(unsupported(op, input.elem)),
@@ -204,6 +238,9 @@ pub(crate) fn binary(
                 O::Or => zip(x, y, |a, b| a | b),
                 O::Xor => zip(x, y, |a, b| a ^ b),
                 O::Power => zip(x, y, integer_power),
+                O::Mulhi => zip(x, y, |a, b| {
+                    ((i128::from(a) * i128::from(b)) >> bits) as i64
+                }),
                 O::ShiftLeft => zip(x, y, |a, b| shift_left(a as u64, b as u64, bits) as i64),
                 O::ShiftRightLogical => zip(x, y, |a, b| {
                     shift_right_logical(a as u64 & mask(bits), b as u64, bits) as i64
@@ -251,10 +288,20 @@ pub(crate) fn binary(
             O::Add => zip(x, y, |(a, b), (c, d)| (a + c, b + d)),
             O::Subtract => zip(x, y, |(a, b), (c, d)| (a - c, b - d)),
             O::Multiply => zip(x, y, |(a, b), (c, d)| (a * c - b * d, a * d + b * c)),
-            O::Divide => zip(x, y, |(a, b), (c, d)| {
-                let denominator = c * c + d * d;
-                ((a * c + b * d) / denominator, (b * c - a * d) / denominator)
+            O::Divide => zip(x, y, complex_divide),
+            O::Power => zip(x, y, |base, exponent| {
+                if base == (0.0, 0.0) {
+                    return if exponent == (0.0, 0.0) {
+                        (1.0, 0.0)
+                    } else {
+                        (0.0, 0.0)
+                    };
+                }
+                complex_exp(complex_multiply(exponent, complex_log(base)))
             }),
+            // Complex numbers are ordered lexicographically: real, then imaginary.
+            O::Maximum => zip(x, y, |p, q| if (p.0, p.1) >= (q.0, q.1) { p } else { q }),
+            O::Minimum => zip(x, y, |p, q| if (p.0, p.1) <= (q.0, q.1) { p } else { q }),
             _ => return Err(unsupported(op, lhs.elem)),
         }),
         _ => {
@@ -431,6 +478,38 @@ fn integer_power(base: i64, exponent: i64) -> i64 {
         exponent >>= 1;
     }
     result
+}
+
+type ComplexPair = (f64, f64);
+
+fn complex_add(a: ComplexPair, b: ComplexPair) -> ComplexPair {
+    (a.0 + b.0, a.1 + b.1)
+}
+
+fn complex_multiply((a, b): ComplexPair, (c, d): ComplexPair) -> ComplexPair {
+    (a * c - b * d, a * d + b * c)
+}
+
+fn complex_divide((a, b): ComplexPair, (c, d): ComplexPair) -> ComplexPair {
+    let denominator = c * c + d * d;
+    ((a * c + b * d) / denominator, (b * c - a * d) / denominator)
+}
+
+fn complex_exp((re, im): ComplexPair) -> ComplexPair {
+    let scale = re.exp();
+    (scale * im.cos(), scale * im.sin())
+}
+
+fn complex_log((re, im): ComplexPair) -> ComplexPair {
+    (re.hypot(im).ln(), im.atan2(re))
+}
+
+fn complex_tanh((a, b): ComplexPair) -> ComplexPair {
+    let denominator = (2.0 * a).cosh() + (2.0 * b).cos();
+    (
+        (2.0 * a).sinh() / denominator,
+        (2.0 * b).sin() / denominator,
+    )
 }
 
 fn complex_sqrt((re, im): (f64, f64)) -> (f64, f64) {

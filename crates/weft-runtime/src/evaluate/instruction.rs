@@ -120,7 +120,8 @@ impl Evaluator<'_> {
                 | O::ShiftLeft
                 | O::ShiftRightArithmetic
                 | O::ShiftRightLogical
-                | O::Complex,
+                | O::Complex
+                | O::Mulhi,
                 _,
             ) => {
                 let (elem, _) = result_array()?;

@@ -106,6 +106,7 @@ pub fn run(module: &Module, arguments: Vec<Value>) -> Result<Evaluation, RunErro
         depth: 0,
         check_failures: Vec::new(),
         printed: Vec::new(),
+        probes: FxHashMap::default(),
     };
     let result = evaluator.call(entry, arguments)?;
     Ok(Evaluation {
@@ -124,6 +125,9 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) check_failures: Vec<String>,
     /// What `interpreter.print` printed so far.
     pub(crate) printed: Vec<String>,
+    /// The values each `interpreter.probe` saw, by probe id, one per
+    /// execution (a probe in a loop records every iteration).
+    pub(crate) probes: FxHashMap<String, Vec<Value>>,
 }
 
 impl<'m> Evaluator<'m> {

@@ -4,6 +4,8 @@
 //!   `q = clamp(round_nearest_even(x / scale) + zero_point, min, max)` in the
 //!   expressed type, converted to the storage type; `x = (q - zero_point) *
 //!   scale`; a quantized-to-quantized `uniform_quantize` dequantizes first;
+//! - elementwise arithmetic on quantized tensors: dequantize, compute in
+//!   the expressed type, quantize the result;
 //! - `chlo.erfc` as `1 - erf(x)`;
 //! - `chlo.erf_inv` with Giles' single-precision polynomial (as XLA's
 //!   `ErfInv32`), ±inf at ±1.
@@ -33,6 +35,57 @@ impl Lowering<'_> {
             let Some(quantized) = quantized_of(&result_type) else {
                 return Err(self.error(op, "uniform_quantize must produce a quantized tensor"));
             };
+            value = self.quantize(comp, op, value, &quantized, &name)?;
+        }
+        self.values.insert(result_value, value);
+        Ok(())
+    }
+
+    /// Whether an operand or result of `op` is a quantized tensor.
+    pub(crate) fn touches_quantized(&self, op: Op) -> bool {
+        let data = &self.body.ops[op];
+        data.operands
+            .iter()
+            .chain(&data.results)
+            .any(|&v| quantized_of(self.body.ty(v)).is_some())
+    }
+
+    /// An elementwise op on quantized tensors: each quantized operand is
+    /// dequantized, `opcode` runs in the expressed type, and a quantized
+    /// result is quantized again (StableHLO's `dequantize_op_quantize`).
+    pub(crate) fn quantized_elementwise(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        opcode: Opcode,
+    ) -> LowerResult<()> {
+        let name = self.name_for(op, opcode.name());
+        let mut operands = self.operands(op)?;
+        let operand_values = self.body.ops[op].operands.clone();
+        for (operand, value) in operands.iter_mut().zip(operand_values) {
+            if let Some(quantized) = quantized_of(&self.body.ty(value).clone()) {
+                *operand = self.dequantize(comp, op, *operand, &quantized, &name)?;
+            }
+        }
+        let result_value = self.body.ops[op].results[0];
+        let result_type = self.body.ty(result_value).clone();
+        let computed_shape = match quantized_of(&result_type) {
+            Some(quantized) => {
+                let expressed =
+                    element_type(&quantized.expressed).map_err(|m| self.error(op, m))?;
+                self.with_element(operands[0], expressed)
+            }
+            None => self.shape(&result_type).map_err(|m| self.error(op, m))?,
+        };
+        let mut value = self.emit(
+            comp,
+            &name,
+            opcode,
+            computed_shape,
+            operands,
+            Attrs::plain(),
+        );
+        if let Some(quantized) = quantized_of(&result_type) {
             value = self.quantize(comp, op, value, &quantized, &name)?;
         }
         self.values.insert(result_value, value);

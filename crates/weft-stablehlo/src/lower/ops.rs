@@ -20,6 +20,44 @@ use crate::ir::{Attribute, Op};
 use crate::ops::OpKind;
 use crate::text::syntax::linalg::{ConvDimensions, ConvLayout};
 
+/// Elementwise arithmetic that StableHLO defines on quantized tensors as
+/// "dequantize, compute in the expressed type, quantize the result" (ops that
+/// only move or reinterpret storage values are not among them).
+fn dequantizes(kind: OpKind) -> bool {
+    use OpKind as K;
+    matches!(
+        kind,
+        K::Abs
+            | K::Add
+            | K::Atan2
+            | K::Cbrt
+            | K::Ceil
+            | K::Cosine
+            | K::Divide
+            | K::Exponential
+            | K::ExponentialMinusOne
+            | K::Floor
+            | K::Log
+            | K::LogPlusOne
+            | K::Logistic
+            | K::Maximum
+            | K::Minimum
+            | K::Multiply
+            | K::Negate
+            | K::Power
+            | K::Remainder
+            | K::RoundNearestAfz
+            | K::RoundNearestEven
+            | K::Rsqrt
+            | K::Sign
+            | K::Sine
+            | K::Sqrt
+            | K::Subtract
+            | K::Tan
+            | K::Tanh
+    )
+}
+
 /// The HLO opcode of an op that lowers to one instruction with no attributes.
 fn plain_opcode(kind: OpKind) -> Option<Opcode> {
     crate::ops::ONE_TO_ONE
@@ -50,6 +88,9 @@ impl Lowering<'_> {
             ));
         }
         if let Some(opcode) = plain_opcode(kind) {
+            if dequantizes(kind) && self.touches_quantized(op) {
+                return self.quantized_elementwise(comp, op, opcode);
+            }
             return self.one_instruction(comp, op, opcode, Attrs::plain());
         }
         use OpKind as K;

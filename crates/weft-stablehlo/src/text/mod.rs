@@ -16,5 +16,5 @@ pub mod split;
 pub(crate) mod syntax;
 pub mod types;
 
-pub use parser::parse;
+pub use parser::{parse, parse_attribute};
 pub use printer::{PrintOptions, print};

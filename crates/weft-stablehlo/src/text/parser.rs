@@ -24,6 +24,17 @@ pub fn parse(text: &str) -> Result<Body, Box<Diagnostic>> {
     Ok(parser.body)
 }
 
+/// Parses one attribute written on its own (`[dense<1> : tensor<2xi32>, …]`,
+/// as `--args` of `stablehlo-translate --interpret` takes them).
+pub fn parse_attribute(text: &str) -> Result<crate::ir::Attribute, Box<Diagnostic>> {
+    let mut parser = Parser::new(text);
+    let attribute = parser.parse_attribute()?;
+    if !parser.c.at_end() {
+        return Err(parser.c.error_expected("the end of the attribute"));
+    }
+    Ok(attribute)
+}
+
 /// What a custom-form parser produces: the op without results, and the result
 /// types.
 pub(crate) struct ParsedOp {
