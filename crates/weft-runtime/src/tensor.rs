@@ -83,6 +83,45 @@ impl Tensor {
     }
 }
 
+/// The bytes as `f32`s without copying, when they are 4-byte aligned (as
+/// the allocator gives large buffers) and the machine is little-endian.
+pub fn as_f32(bytes: &[u8]) -> Option<&[f32]> {
+    if cfg!(target_endian = "big") || !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    // SAFETY: every bit pattern is a valid f32, and `align_to` only returns
+    // a middle slice that is properly aligned.
+    let (prefix, values, suffix) = unsafe { bytes.align_to::<f32>() };
+    (prefix.is_empty() && suffix.is_empty()).then_some(values)
+}
+
+/// [`as_f32`] for writing.
+pub fn as_f32_mut(bytes: &mut [u8]) -> Option<&mut [f32]> {
+    if cfg!(target_endian = "big") || !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    // SAFETY: as in `as_f32`; any f32 written is valid bytes.
+    let (prefix, values, suffix) = unsafe { bytes.align_to_mut::<f32>() };
+    (prefix.is_empty() && suffix.is_empty()).then_some(values)
+}
+
+/// Little-endian `f32` bytes as values.
+pub fn f32_values(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// `f32` values as little-endian bytes.
+pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes
+}
+
 /// Row-major strides, in elements.
 pub fn strides(dims: &[i64]) -> Vec<usize> {
     let mut strides = vec![1usize; dims.len()];

@@ -55,8 +55,10 @@ pub(crate) fn dot(
         .chain(&rhs_free)
         .copied()
         .collect();
-    let a = transpose(lhs, &lhs_order);
-    let b = transpose(rhs, &rhs_order);
+    // Operands already in [batch, rows, contracted] order (the common case)
+    // are used as they are.
+    let a = arranged(lhs, &lhs_order);
+    let b = arranged(rhs, &rhs_order);
     let mut result_dims: Vec<i64> = dims
         .lhs_batch
         .iter()
@@ -127,11 +129,16 @@ pub(crate) fn dot(
     Ok(encode(result_elem, &result_dims, &out))
 }
 
+fn arranged<'t>(tensor: &'t Tensor, order: &[i64]) -> std::borrow::Cow<'t, Tensor> {
+    if order.iter().enumerate().all(|(i, &d)| d == i as i64) {
+        std::borrow::Cow::Borrowed(tensor)
+    } else {
+        std::borrow::Cow::Owned(transpose(tensor, order))
+    }
+}
+
 fn floats32(t: &Tensor) -> Vec<f32> {
-    t.bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    crate::tensor::f32_values(&t.bytes)
 }
 
 /// A batch of `rows × depth` by `depth × columns` products, row-major.
@@ -144,10 +151,15 @@ struct Gemm {
 
 impl Gemm {
     fn sgemm(&self, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut c = vec![0f32; self.batch * self.rows * self.columns];
+        self.sgemm_into(a, b, &mut c);
+        c
+    }
+
+    fn sgemm_into(&self, a: &[f32], b: &[f32], c: &mut [f32]) {
         let (m, k, n) = (self.rows, self.depth, self.columns);
-        let mut c = vec![0f32; self.batch * m * n];
         if m * n == 0 {
-            return c;
+            return;
         }
         for batch in 0..self.batch {
             let a = &a[batch * m * k..][..m * k];
@@ -174,7 +186,6 @@ impl Gemm {
                 );
             }
         }
-        c
     }
 
     fn dgemm(&self, a: &[f64], b: &[f64]) -> Vec<f64> {
