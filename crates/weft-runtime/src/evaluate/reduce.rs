@@ -40,7 +40,17 @@ impl Evaluator<'_> {
                 .collect::<Vec<_>>(),
         );
         let outputs = element_count(&out_dims);
-        let arranged: Vec<Tensor> = inputs.iter().map(|t| transpose(t, &order)).collect();
+        let in_order = order.iter().enumerate().all(|(i, &d)| d == i as i64);
+        let arranged: Vec<std::borrow::Cow<'_, Tensor>> = inputs
+            .iter()
+            .map(|&t| {
+                if in_order {
+                    std::borrow::Cow::Borrowed(t)
+                } else {
+                    std::borrow::Cow::Owned(transpose(t, &order))
+                }
+            })
+            .collect();
         if count == 1
             && let Some(op) = self.simple_reducer(reducer)
             && let Some(result) = fold(op, &arranged[0], inits[0], outputs, block, &out_dims)
@@ -82,7 +92,7 @@ impl Evaluator<'_> {
 
     /// The binary op a reducer applies to its two parameters, when that is
     /// all it does.
-    fn simple_reducer(&self, reducer: Comp) -> Option<Opcode> {
+    pub(super) fn simple_reducer(&self, reducer: Comp) -> Option<Opcode> {
         let comp = self.module.comp(reducer);
         let root = self.module.instr(comp.root?);
         let [a, b] = comp.params[..] else { return None };

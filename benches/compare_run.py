@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The evaluator against XLA:CPU on the matmul chain of the baseline notes.
+
+Builds the program with JAX (four chained 256x256 f32 matmuls with tanh,
+relu, an add and a sum: 134 MFLOP), writes its StableHLO and inputs to a
+temporary directory, times `jax.jit` on XLA:CPU (median of warmed-up calls)
+and `weft run --repeat` on the same StableHLO and inputs in the same run,
+checks the two outputs agree, and prints the ratios. The reference
+interpreter's time (94.8 s) is quoted from the baseline notes: measuring it
+takes minutes per call.
+
+    python3 benches/compare_run.py --python VENV/bin/python [--weft target/release/weft]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROGRAM = r'''
+import json, sys, time
+import numpy as np
+import jax, jax.numpy as jnp
+
+def chain(x, w1, w2, w3, w4):
+    h = jnp.tanh(x @ w1)
+    h = jax.nn.relu(h @ w2)
+    h = jnp.tanh(h @ w3) + h
+    return jnp.sum(h @ w4)
+
+out_dir, repeat = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+args = [rng.standard_normal((256, 256), dtype=np.float32) * 0.1 for _ in range(5)]
+for i, a in enumerate(args):
+    np.save(f"{out_dir}/in{i}.npy", a)
+jitted = jax.jit(chain)
+with open(f"{out_dir}/chain.mlir", "w") as f:
+    f.write(jitted.lower(*args).as_text())
+result = jitted(*args).block_until_ready()
+for _ in range(5):
+    jitted(*args).block_until_ready()
+times = []
+for _ in range(repeat):
+    start = time.perf_counter()
+    jitted(*args).block_until_ready()
+    times.append((time.perf_counter() - start) * 1e3)
+times.sort()
+print(json.dumps({"xla_ms": times[len(times) // 2], "result": float(result)}))
+'''
+
+REFERENCE_INTERPRETER_MS = 94.8e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--python", required=True, help="a Python with jax installed")
+    parser.add_argument("--weft", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "weft"))
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        xla = subprocess.run([args.python, "-c", PROGRAM, work, str(args.repeat)], capture_output=True, text=True)
+        if xla.returncode != 0:
+            sys.exit(f"the JAX side failed:\n{xla.stderr}")
+        xla = json.loads(xla.stdout.strip().splitlines()[-1])
+        inputs = [os.path.join(work, f"in{i}.npy") for i in range(5)]
+        weft = subprocess.run(
+            [args.weft, "run", os.path.join(work, "chain.mlir"), "--inputs", *inputs,
+             "--repeat", str(args.repeat), "--out", work],
+            capture_output=True, text=True)
+        if weft.returncode != 0:
+            sys.exit(f"weft failed:\n{weft.stderr}")
+        weft_ms = float(weft.stderr.split("run: ")[1].split(" ms")[0])
+        import_numpy = subprocess.run(
+            [args.python, "-c", f"import numpy as np; print(float(np.load('{work}/out0.npy')))"],
+            capture_output=True, text=True)
+        ours = float(import_numpy.stdout.strip())
+    print(f"matmul chain (4 x 256^2 f32, 134 MFLOP), median of {args.repeat}:")
+    print(f"  weft run        {weft_ms:9.3f} ms   result {ours:.6f}")
+    print(f"  XLA:CPU jit     {xla['xla_ms']:9.3f} ms   result {xla['result']:.6f}   weft/XLA = {weft_ms / xla['xla_ms']:.2f}x (goal <= 2x)")
+    print(f"  reference interpreter (notes) {REFERENCE_INTERPRETER_MS:.0f} ms   speed-up {REFERENCE_INTERPRETER_MS / weft_ms:,.0f}x (goal >= 1000x)")
+    print(f"  |difference| = {abs(ours - xla['result']):.3g}")
+
+
+if __name__ == "__main__":
+    main()
