@@ -30,17 +30,30 @@ fn run_line_arguments(text: &str) -> Option<String> {
     Some(line[start..end].to_string())
 }
 
+/// Every `.mlir` file under `dir` (the suite keeps `chlo` tests in a
+/// subdirectory).
+fn collect_mlir(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_mlir(&path, out);
+        } else if path.extension().is_some_and(|e| e == "mlir") {
+            out.push(path);
+        }
+    }
+}
+
 #[test]
 fn interpreter_suite() {
     let Some(dir) = suite_dir() else {
         eprintln!("interpret_suite: ../shared/corpus/stablehlo-interpret not found; skipping");
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the suite directory is readable")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-        .collect();
+    let mut files = Vec::new();
+    collect_mlir(&dir, &mut files);
     files.sort();
     let (mut passed, mut failed, mut not_run) = (0u32, 0u32, 0u32);
     let mut failures = Vec::new();

@@ -302,6 +302,9 @@ pub(crate) fn binary(
                 O::Power => zip(x, y, |a, b| {
                     a.wrapping_pow(b.min(u64::from(u32::MAX)) as u32)
                 }),
+                O::Mulhi => zip(x, y, |a, b| {
+                    ((u128::from(a) * u128::from(b)) >> bits) as u64
+                }),
                 O::ShiftLeft => zip(x, y, |a, b| shift_left(a, b, bits)),
                 O::ShiftRightLogical | O::ShiftRightArithmetic => {
                     zip(x, y, |a, b| shift_right_logical(a, b, bits))
@@ -436,6 +439,9 @@ pub(crate) fn clamp(min: &Tensor, x: &Tensor, max: &Tensor) -> KernelResult {
 /// below 0.0004). Branch-free, so a loop over it vectorizes; within a few
 /// ulp of the true value, and what XLA itself computes.
 #[inline(always)]
+// The coefficients are written as XLA writes them; each rounds to the same
+// f32 either way.
+#[allow(clippy::excessive_precision)]
 fn fast_tanh(x: f32) -> f32 {
     const CLAMP: f32 = 7.905_311;
     const NUMERATOR: [f32; 7] = [

@@ -301,6 +301,21 @@ impl Evaluator<'_> {
                     .collect::<Result<_, _>>()?;
                 self.custom_call(instr, &call.target, arguments)?
             }
+            (
+                O::Sort
+                | O::Scan
+                | O::ReduceWindow
+                | O::SelectAndScatter
+                | O::ReducePrecision
+                | O::RngBitGenerator
+                | O::Map
+                | O::Fft
+                | O::TriangularSolve
+                | O::Cholesky
+                | O::TopK
+                | O::RaggedDot,
+                _,
+            ) => self.structured(instr, environment)?,
             (opcode, _) => {
                 return Err(self.error(
                     instr,

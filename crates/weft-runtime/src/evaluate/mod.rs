@@ -24,6 +24,7 @@ mod elementwise;
 mod indexing;
 mod instruction;
 mod reduce;
+mod structured;
 
 use rustc_hash::FxHashMap;
 use weft_ir::{Comp, Instr, Module};
