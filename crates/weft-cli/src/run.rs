@@ -36,6 +36,10 @@ pub struct RunArgs {
     /// error (`run: 3.41 ms median of 20`); outputs come from the last run.
     #[arg(long, value_name = "N", default_value_t = 1)]
     repeat: usize,
+    /// The largest value one instruction may produce, in GiB; a larger one
+    /// stops the run with an error naming the instruction.
+    #[arg(long, value_name = "GIB", default_value_t = 8.0)]
+    max_value_gib: f64,
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {

@@ -18,5 +18,5 @@ pub mod numbers;
 pub mod random;
 pub mod tensor;
 
-pub use evaluate::{Evaluation, RunError, evaluate, run};
+pub use evaluate::{Evaluation, Limits, RunError, evaluate, run, run_with};
 pub use tensor::{Tensor, Value};

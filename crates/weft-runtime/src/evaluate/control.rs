@@ -260,6 +260,30 @@ impl Evaluator<'_> {
             {
                 Ok(arguments.into_iter().next().expect("one argument"))
             }
+            // XLA's TopK custom-call: the k largest along the last dimension,
+            // as a (values, indices) tuple; k comes from the result's shape.
+            "TopK" if arguments.len() == 1 => {
+                let Some(Value::Tensor(input)) = arguments.first() else {
+                    return Err(self.error(instr, "TopK takes one array"));
+                };
+                let shape = self.module.shape_of(instr);
+                let k = self
+                    .module
+                    .shapes
+                    .tuple_elements(shape)
+                    .and_then(|e| e.first().copied())
+                    .and_then(|values| self.module.shapes.as_array(values))
+                    .and_then(|a| a.dims.last().copied())
+                    .ok_or_else(|| {
+                        self.error(instr, "TopK must return a (values, indices) tuple")
+                    })?;
+                let (values, indices) =
+                    super::structured::top_k(input, k, true).map_err(|m| self.error(instr, m))?;
+                Ok(Value::Tuple(vec![
+                    Value::Tensor(values),
+                    Value::Tensor(indices),
+                ]))
+            }
             _ => Err(self.error(
                 instr,
                 format!("custom-call target \"{target}\" is not supported by the evaluator"),

@@ -155,12 +155,20 @@ impl Evaluator<'_> {
             (O::BitcastConvert, _) => {
                 let (elem, dims) = result_array()?;
                 let input = tensor(0)?;
+                // Between types of different widths the result gains or loses
+                // a last dimension; the bytes are the same little-endian
+                // bits either way.
+                let packed = |elem: weft_ir::ElementType| {
+                    elem.bit_width() >= 8 || elem == weft_ir::ElementType::Pred
+                };
                 if weft_ir::literal::storage_bytes(elem) * crate::tensor::element_count(&dims)
                     != input.bytes.len()
+                    || !packed(elem)
+                    || !packed(input.elem)
                 {
                     return Err(self.error(
                         instr,
-                        "bitcast-convert between types of different sizes is not supported",
+                        "bitcast-convert between these shapes does not keep the number of bytes",
                     ));
                 }
                 Value::Tensor(Tensor {

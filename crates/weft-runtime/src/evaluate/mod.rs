@@ -55,6 +55,26 @@ impl std::error::Error for RunError {}
 /// count once per level, not per iteration).
 const MAX_CALL_DEPTH: usize = 256;
 
+/// The largest value one instruction may produce, in bytes, unless
+/// [`Limits`] says otherwise: a typo'd shape should be an error, not an
+/// allocation that takes the machine down.
+pub const DEFAULT_MAX_VALUE_BYTES: u64 = 8 << 30;
+
+/// Resource limits of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest value (array or whole tuple) one instruction may produce.
+    pub max_value_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+        }
+    }
+}
+
 /// Runs `module`'s entry computation on `arguments` and returns its result
 /// (failed `check.*` calls are ignored; see [`run`]).
 pub fn evaluate(module: &Module, arguments: Vec<Value>) -> Result<Value, RunError> {
@@ -74,6 +94,15 @@ pub struct Evaluation {
 
 /// Runs `module`'s entry computation on `arguments`.
 pub fn run(module: &Module, arguments: Vec<Value>) -> Result<Evaluation, RunError> {
+    run_with(module, arguments, Limits::default())
+}
+
+/// [`run`] with explicit resource limits.
+pub fn run_with(
+    module: &Module,
+    arguments: Vec<Value>,
+    limits: Limits,
+) -> Result<Evaluation, RunError> {
     let entry = module.entry.ok_or_else(|| RunError {
         instruction: None,
         message: "the module has no entry computation".into(),
@@ -108,6 +137,7 @@ pub fn run(module: &Module, arguments: Vec<Value>) -> Result<Evaluation, RunErro
         check_failures: Vec::new(),
         printed: Vec::new(),
         probes: FxHashMap::default(),
+        limits,
     };
     let result = evaluator.call(entry, arguments)?;
     Ok(Evaluation {
@@ -129,6 +159,7 @@ pub(crate) struct Evaluator<'m> {
     /// The values each `interpreter.probe` saw, by probe id, one per
     /// execution (a probe in a loop records every iteration).
     pub(crate) probes: FxHashMap<String, Vec<Value>>,
+    limits: Limits,
 }
 
 impl<'m> Evaluator<'m> {
@@ -167,6 +198,7 @@ impl<'m> Evaluator<'m> {
                 if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
                     continue;
                 }
+                self.check_size(instr)?;
                 let value = self.instruction(instr, &environment)?;
                 environment.insert(instr, value);
             }
@@ -191,6 +223,22 @@ impl<'m> Evaluator<'m> {
         order
     }
 
+    /// Refuses an instruction whose result would exceed the size limit.
+    fn check_size(&self, instr: Instr) -> Result<(), RunError> {
+        let bytes = value_bytes(self.module, self.module.shape_of(instr));
+        if bytes > u128::from(self.limits.max_value_bytes) {
+            return Err(self.error(
+                instr,
+                format!(
+                    "its result needs {:.1} GiB, more than the limit of {:.1} GiB",
+                    bytes as f64 / f64::from(1u32 << 30),
+                    self.limits.max_value_bytes as f64 / f64::from(1u32 << 30)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// An error at `instr`.
     pub(crate) fn error(&self, instr: Instr, message: impl Into<String>) -> RunError {
         let data = self.module.instr(instr);
@@ -202,5 +250,70 @@ impl<'m> Evaluator<'m> {
             )),
             message: message.into(),
         }
+    }
+}
+
+/// The bytes a value of `shape` occupies.
+fn value_bytes(module: &Module, shape: weft_ir::Shape) -> u128 {
+    match module.shapes.get(shape) {
+        weft_ir::ShapeData::Array(array) => {
+            let count: u128 = array.dims.iter().map(|&d| d.max(0) as u128).product();
+            count * weft_ir::literal::storage_bytes(array.elem) as u128
+        }
+        weft_ir::ShapeData::Tuple(elements) => {
+            elements.iter().map(|&e| value_bytes(module, e)).sum()
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numbers::{Numbers, decode};
+
+    fn module(text: &str) -> Module {
+        weft_ir::text::parse(text).unwrap_or_else(|d| panic!("{}", d.render("test", text)))
+    }
+
+    #[test]
+    fn an_oversized_result_is_an_error_naming_the_instruction() {
+        let m = module(
+            "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  ROOT b = f32[100000,100000] broadcast(c), dimensions={}\n}\n",
+        );
+        let error = run_with(
+            &m,
+            Vec::new(),
+            Limits {
+                max_value_bytes: 1 << 20,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(error.instruction.as_deref(), Some("e/%b"));
+        assert!(error.message.contains("37.3 GiB"), "{}", error.message);
+    }
+
+    #[test]
+    fn arguments_must_match_the_parameters() {
+        let m = module("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n");
+        let wrong = Value::Tensor(crate::tensor::Tensor::zeros(
+            weft_ir::ElementType::S32,
+            &[2],
+        ));
+        let error = evaluate(&m, vec![wrong]).unwrap_err();
+        assert_eq!(error.message, "argument 0 must be f32[2], but it is s32[2]");
+        assert!(evaluate(&m, Vec::new()).is_err());
+    }
+
+    #[test]
+    fn xla_topk_custom_call_returns_values_and_indices() {
+        let m = module(
+            "HloModule m\nENTRY e {\n  x = f32[5] constant({1, 3, 2, 5, 4})\n  ROOT t = (f32[2], s32[2]) custom-call(x), custom_call_target=\"TopK\"\n}\n",
+        );
+        let Value::Tuple(parts) = evaluate(&m, Vec::new()).unwrap() else {
+            panic!("a tuple")
+        };
+        let indices = parts[1].as_tensor().unwrap();
+        assert_eq!(decode(indices), Numbers::Signed(vec![3, 4]));
     }
 }

@@ -1943,7 +1943,7 @@ fn cholesky(a: &Tensor, lower: bool) -> Result<Tensor, String> {
 
 /// `topk(operand), k=…`: the `k` largest (or smallest) elements of each row
 /// of the last dimension and their indices.
-fn top_k(input: &Tensor, k: i64, largest: bool) -> Result<(Tensor, Tensor), String> {
+pub(crate) fn top_k(input: &Tensor, k: i64, largest: bool) -> Result<(Tensor, Tensor), String> {
     let rank = input.dims.len();
     if rank == 0 {
         return Err("topk needs an operand of rank 1 or more".into());
