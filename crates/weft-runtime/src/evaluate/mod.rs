@@ -317,3 +317,63 @@ mod tests {
         assert_eq!(decode(indices), Numbers::Signed(vec![3, 4]));
     }
 }
+
+#[cfg(test)]
+mod xla_known_answers {
+    use super::*;
+    use crate::numbers::{Numbers, decode, encode};
+
+    /// `rng-bit-generator` on state `[12345, 678(, 9)]` giving `u32[3,5]`:
+    /// the values XLA:CPU (jaxlib 0.10.2) returns for the same module.
+    #[test]
+    fn rng_bit_generator_matches_xla() {
+        let cases: [(&str, &[u64], &[u64], [u64; 15]); 2] = [
+            (
+                "rng_three_fry",
+                &[12345, 678],
+                &[12345, 687],
+                [
+                    1194812792, 1232543658, 22297115, 1863636269, 3380711233, 837369219,
+                    1102409574, 1116434278, 3355973656, 2713253894, 3630461680, 2901764164,
+                    1242179602, 153681704, 1204670454,
+                ],
+            ),
+            (
+                "rng_philox",
+                &[12345, 678, 9],
+                &[12345, 682, 9],
+                [
+                    3227542933, 863022448, 3865583952, 1010072675, 1752207104, 2725129954,
+                    2626486073, 2762061021, 1726109637, 669278652, 3585257223, 2077798550,
+                    2151636977, 3336290330, 3384517277,
+                ],
+            ),
+        ];
+        for (algorithm, state, next_state, bits) in cases {
+            let n = state.len();
+            let text = format!(
+                "HloModule r\nENTRY e {{\n  s = u64[{n}] parameter(0)\n  ROOT r = (u64[{n}], u32[3,5]) rng-bit-generator(s), algorithm={algorithm}\n}}\n"
+            );
+            let module = weft_ir::text::parse(&text).expect("parses");
+            let input = encode(
+                weft_ir::ElementType::U64,
+                &[n as i64],
+                &Numbers::Unsigned(state.to_vec()),
+            );
+            let Value::Tuple(parts) = evaluate(&module, vec![Value::Tensor(input)]).expect("runs")
+            else {
+                panic!("a tuple")
+            };
+            assert_eq!(
+                decode(parts[0].as_tensor().unwrap()),
+                Numbers::Unsigned(next_state.to_vec()),
+                "{algorithm}"
+            );
+            assert_eq!(
+                decode(parts[1].as_tensor().unwrap()),
+                Numbers::Unsigned(bits.to_vec()),
+                "{algorithm}"
+            );
+        }
+    }
+}
