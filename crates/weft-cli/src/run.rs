@@ -54,7 +54,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn execute(args: &RunArgs) -> Result<(), String> {
     let source = input::read(Some(&args.file)).map_err(|e| format!("error: {e}"))?;
-    let module = load(args, &source)?;
+    let (module, map) = load(args, &source)?;
     let entry = module
         .entry
         .ok_or("error: the module has no entry computation")?;
@@ -83,8 +83,13 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     let mut evaluation = None;
     for _ in 0..repeat {
         let start = std::time::Instant::now();
-        evaluation =
-            Some(weft_runtime::run(&module, arguments.clone()).map_err(|e| format!("error: {e}"))?);
+        let limits = weft_runtime::Limits {
+            max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
+        };
+        evaluation = Some(
+            weft_runtime::run_with(&module, arguments.clone(), limits)
+                .map_err(|e| located(&e, &source, map.as_ref()))?,
+        );
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     if repeat > 1 {
@@ -125,7 +130,10 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn load(args: &RunArgs, source: &input::Source) -> Result<Module, String> {
+fn load(
+    args: &RunArgs,
+    source: &input::Source,
+) -> Result<(Module, Option<weft_ir::text::SourceMap>), String> {
     if InputFormat::of(Some(&args.file), args.input_format) == InputFormat::Mlir {
         let body = weft_stablehlo::text::parse(&source.text)
             .map_err(|d| d.render(&source.name, &source.text))?;
@@ -136,10 +144,11 @@ fn load(args: &RunArgs, source: &input::Source) -> Result<Module, String> {
                 .collect());
         }
         return weft_stablehlo::lower::lower(&body)
+            .map(|module| (module, None))
             .map_err(|d| d.render(&source.name, &source.text));
     }
-    let module =
-        weft_ir::text::parse(&source.text).map_err(|d| d.render(&source.name, &source.text))?;
+    let (module, map) = weft_ir::text::parse_with_source_map(&source.text)
+        .map_err(|d| d.render(&source.name, &source.text))?;
     if let Err(errors) = weft_ir::verify(&module) {
         let first = &errors[0];
         return Err(format!(
@@ -149,7 +158,23 @@ fn load(args: &RunArgs, source: &input::Source) -> Result<Module, String> {
             first.message
         ));
     }
-    Ok(module)
+    Ok((module, Some(map)))
+}
+
+/// A run-time error, pointing at the instruction's line when the program is
+/// HLO text (a lowered StableHLO program has no HLO text to point into).
+fn located(
+    error: &weft_runtime::RunError,
+    source: &input::Source,
+    map: Option<&weft_ir::text::SourceMap>,
+) -> String {
+    match (error.instr.and_then(|i| map?.instr(i)), &error.instruction) {
+        (Some(span), Some(at)) => {
+            weft_ir::Diagnostic::error(span, format!("{at}: {}", error.message))
+                .render(&source.name, &source.text)
+        }
+        _ => format!("error: {error}"),
+    }
 }
 
 fn read_input(

@@ -36,6 +36,9 @@ use crate::tensor::Value;
 pub struct RunError {
     /// `computation/%instruction`, when the error belongs to one.
     pub instruction: Option<String>,
+    /// The instruction itself, so a caller holding the source map can point
+    /// at its line.
+    pub instr: Option<Instr>,
     /// What went wrong.
     pub message: String,
 }
@@ -105,12 +108,14 @@ pub fn run_with(
 ) -> Result<Evaluation, RunError> {
     let entry = module.entry.ok_or_else(|| RunError {
         instruction: None,
+        instr: None,
         message: "the module has no entry computation".into(),
     })?;
     let params = &module.comp(entry).params;
     if params.len() != arguments.len() {
         return Err(RunError {
             instruction: None,
+            instr: None,
             message: format!(
                 "the entry computation takes {} argument(s), {} given",
                 params.len(),
@@ -123,6 +128,7 @@ pub fn run_with(
         if instruction::describe_value_shape(argument) != expected {
             return Err(RunError {
                 instruction: None,
+                instr: None,
                 message: format!(
                     "argument {number} must be {expected}, but it is {}",
                     argument.describe()
@@ -168,6 +174,7 @@ impl<'m> Evaluator<'m> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(RunError {
                 instruction: Some(self.module.comp(comp).name.clone()),
+                instr: None,
                 message: format!("computations nest more than {MAX_CALL_DEPTH} deep"),
             });
         }
@@ -175,6 +182,7 @@ impl<'m> Evaluator<'m> {
         if data.params.len() != arguments.len() {
             return Err(RunError {
                 instruction: Some(data.name.clone()),
+                instr: None,
                 message: format!(
                     "called with {} argument(s) but takes {}",
                     arguments.len(),
@@ -184,6 +192,7 @@ impl<'m> Evaluator<'m> {
         }
         let root = data.root.ok_or_else(|| RunError {
             instruction: Some(data.name.clone()),
+            instr: None,
             message: "the computation has no root".into(),
         })?;
         let order = self.order(comp);
@@ -248,6 +257,7 @@ impl<'m> Evaluator<'m> {
                 self.module.comp(data.parent).name,
                 data.name
             )),
+            instr: Some(instr),
             message: message.into(),
         }
     }
