@@ -337,7 +337,9 @@ mod xla_known_answers {
     /// the values XLA:CPU (jaxlib 0.10.2) returns for the same module.
     #[test]
     fn rng_bit_generator_matches_xla() {
-        let cases: [(&str, &[u64], &[u64], [u64; 15]); 2] = [
+        /// Algorithm, state, XLA's next state, XLA's bits.
+        type Case<'a> = (&'a str, &'a [u64], &'a [u64], [u64; 15]);
+        let cases: [Case; 2] = [
             (
                 "rng_three_fry",
                 &[12345, 678],
