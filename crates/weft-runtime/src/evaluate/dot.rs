@@ -73,10 +73,27 @@ pub(crate) fn dot(
         columns,
     };
     if a.elem == ElementType::F32 && b.elem == ElementType::F32 && result_elem == ElementType::F32 {
-        let c = shape.sgemm(&floats32(&a), &floats32(&b));
-        let mut bytes = Vec::with_capacity(c.len() * 4);
-        for v in c {
-            bytes.extend_from_slice(&v.to_le_bytes());
+        let mut bytes = vec![0u8; shape.batch * shape.rows * shape.columns * 4];
+        // Aligned buffers (what the allocator gives) are used in place;
+        // others are copied once.
+        let (a_copy, b_copy);
+        let a_values = match crate::tensor::as_f32(&a.bytes) {
+            Some(values) => values,
+            None => {
+                a_copy = floats32(&a);
+                &a_copy
+            }
+        };
+        let b_values = match crate::tensor::as_f32(&b.bytes) {
+            Some(values) => values,
+            None => {
+                b_copy = floats32(&b);
+                &b_copy
+            }
+        };
+        match crate::tensor::as_f32_mut(&mut bytes) {
+            Some(out) => shape.sgemm_into(a_values, b_values, out),
+            None => bytes = crate::tensor::f32_bytes(&shape.sgemm(a_values, b_values)),
         }
         return Ok(Tensor {
             elem: ElementType::F32,
@@ -141,6 +158,47 @@ fn floats32(t: &Tensor) -> Vec<f32> {
     crate::tensor::f32_values(&t.bytes)
 }
 
+/// How many threads a product of `m × k` by `k × n` is worth: one below
+/// about 50 MFLOP (thread start-up would cost more than it saves), else the
+/// machine's cores.
+fn gemm_threads(m: usize, k: usize, n: usize) -> usize {
+    const PARALLEL_FLOPS: usize = 50_000_000;
+    if 2 * m * k * n < PARALLEL_FLOPS || m < 2 {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map_or(1, |p| p.get())
+        .min(m)
+}
+
+/// `c = a × b` for row-major `a` (rows × k), `b` (k × n) and `c` (rows × n).
+fn sgemm_rows(a: &[f32], b: &[f32], c: &mut [f32], k: usize, n: usize) {
+    let m = c.len() / n.max(1);
+    if m == 0 || n == 0 {
+        return;
+    }
+    // SAFETY: `a`, `b` and `c` are row-major slices of exactly m×k, k×n and
+    // m×n elements, and the strides below describe them.
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            k as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+}
+
 /// A batch of `rows × depth` by `depth × columns` products, row-major.
 struct Gemm {
     batch: usize,
@@ -165,26 +223,22 @@ impl Gemm {
             let a = &a[batch * m * k..][..m * k];
             let b = &b[batch * k * n..][..k * n];
             let c = &mut c[batch * m * n..][..m * n];
-            // SAFETY: `a`, `b` and `c` are row-major slices of exactly m×k,
-            // k×n and m×n elements, and the strides below describe them.
-            unsafe {
-                matrixmultiply::sgemm(
-                    m,
-                    k,
-                    n,
-                    1.0,
-                    a.as_ptr(),
-                    k as isize,
-                    1,
-                    b.as_ptr(),
-                    n as isize,
-                    1,
-                    0.0,
-                    c.as_mut_ptr(),
-                    n as isize,
-                    1,
-                );
+            let threads = gemm_threads(m, k, n);
+            if threads <= 1 {
+                sgemm_rows(a, b, c, k, n);
+                continue;
             }
+            // Large products split their rows across the machine's cores;
+            // each thread multiplies a block of rows by all of `b`.
+            let rows_per_thread = m.div_ceil(threads);
+            std::thread::scope(|scope| {
+                for (a_rows, c_rows) in a
+                    .chunks(rows_per_thread * k)
+                    .zip(c.chunks_mut(rows_per_thread * n))
+                {
+                    scope.spawn(move || sgemm_rows(a_rows, b, c_rows, k, n));
+                }
+            });
         }
     }
 
