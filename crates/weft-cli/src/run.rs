@@ -36,6 +36,21 @@ pub struct RunArgs {
     /// error (`run: 3.41 ms median of 20`); outputs come from the last run.
     #[arg(long, value_name = "N", default_value_t = 1)]
     repeat: usize,
+    /// Run on this many devices (threads). Without it, the module's
+    /// `replica_count` × `num_partitions`. A module with partitions gets N
+    /// partitions, any other N replicas.
+    #[arg(long, value_name = "N")]
+    devices: Option<usize>,
+    /// The number of replicas (with --partitions, instead of --devices).
+    #[arg(long, value_name = "R")]
+    replicas: Option<usize>,
+    /// The number of partitions (with --replicas, instead of --devices).
+    #[arg(long, value_name = "P")]
+    partitions: Option<usize>,
+    /// How long a device waits at a collective for the rest of its group
+    /// before the run stops with an error naming every device, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    timeout: f64,
     /// The largest value one instruction may produce, in GiB; a larger one
     /// stops the run with an error naming the instruction.
     #[arg(long, value_name = "GIB", default_value_t = 8.0)]
@@ -59,6 +74,10 @@ fn execute(args: &RunArgs) -> Result<(), String> {
         .entry
         .ok_or("error: the module has no entry computation")?;
     let params = module.comp(entry).params.clone();
+    let grid = grid_of(args, &module)?;
+    if grid.len() > 1 {
+        return execute_grid(args, &module, &source, map.as_ref(), grid, &params);
+    }
     if !args.inputs.is_empty() && args.inputs.len() != params.len() {
         return Err(format!(
             "error: the entry computation takes {} parameter(s) but {} input file(s) were given",
@@ -128,6 +147,204 @@ fn execute(args: &RunArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The device grid: from the flags, else from the module.
+fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Grid, String> {
+    let module_replicas = module.config.replicas().max(1) as usize;
+    let module_partitions = module.config.num_partitions.unwrap_or(1).max(1) as usize;
+    let grid = match (args.devices, args.replicas, args.partitions) {
+        (None, None, None) => weft_runtime::devices::Grid {
+            replicas: module_replicas,
+            partitions: module_partitions,
+        },
+        (Some(n), None, None) if module_partitions > 1 => weft_runtime::devices::Grid {
+            replicas: 1,
+            partitions: n,
+        },
+        (Some(n), None, None) => weft_runtime::devices::Grid {
+            replicas: n,
+            partitions: 1,
+        },
+        (devices, replicas, partitions) => {
+            let grid = weft_runtime::devices::Grid {
+                replicas: replicas.unwrap_or(1),
+                partitions: partitions.unwrap_or(1),
+            };
+            if devices.is_some_and(|n| n != grid.len()) {
+                return Err(format!(
+                    "error: --devices {} disagrees with --replicas × --partitions = {}",
+                    devices.unwrap_or(0),
+                    grid.len()
+                ));
+            }
+            grid
+        }
+    };
+    if grid.is_empty() {
+        return Err("error: a grid needs at least one device".into());
+    }
+    Ok(grid)
+}
+
+/// Runs on every device of `grid`: `*.shards.npy` inputs hold one value per
+/// device stacked on axis 0, other inputs go to every device; outputs are
+/// written stacked the same way.
+fn execute_grid(
+    args: &RunArgs,
+    module: &Module,
+    source: &input::Source,
+    map: Option<&weft_ir::text::SourceMap>,
+    grid: weft_runtime::devices::Grid,
+    params: &[weft_ir::Instr],
+) -> Result<(), String> {
+    if !args.inputs.is_empty() && args.inputs.len() != params.len() {
+        return Err(format!(
+            "error: the entry computation takes {} parameter(s) but {} input file(s) were given",
+            params.len(),
+            args.inputs.len()
+        ));
+    }
+    let devices = grid.len();
+    let mut per_device: Vec<Vec<Value>> = vec![Vec::new(); devices];
+    for (number, &param) in params.iter().enumerate() {
+        let shape = module.shape_of(param);
+        match args.inputs.get(number) {
+            Some(path) if path.to_string_lossy().ends_with(".shards.npy") => {
+                let shards = read_shards(module, shape, path, number, devices)?;
+                for (device, shard) in shards.into_iter().enumerate() {
+                    per_device[device].push(Value::Tensor(shard));
+                }
+            }
+            Some(path) => {
+                let value = read_input(module, shape, path, number)?;
+                for arguments in &mut per_device {
+                    arguments.push(value.clone());
+                }
+            }
+            None => {
+                for (device, arguments) in per_device.iter_mut().enumerate() {
+                    let mut random = SplitMix64::new(args.seed.wrapping_add(device as u64));
+                    arguments.push(random_value(module, shape, &mut random).ok_or_else(|| {
+                        format!("error: parameter {number} has a shape random inputs cannot fill")
+                    })?);
+                }
+            }
+        }
+    }
+    let options = weft_runtime::devices::GridOptions {
+        timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
+        limits: weft_runtime::Limits {
+            max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
+        },
+    };
+    let start = std::time::Instant::now();
+    let evaluations = weft_runtime::devices::run_grid(module, grid, per_device, options)
+        .map_err(|e| located(&e, source, map))?;
+    let step = start.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "step time: {step:.3} ms on {devices} devices ({} replica(s) × {} partition(s))",
+        grid.replicas, grid.partitions
+    );
+    let mut outputs: Vec<Vec<Value>> = Vec::new();
+    for evaluation in &evaluations {
+        let mut flat = Vec::new();
+        flatten(evaluation.result.clone(), &mut flat);
+        outputs.push(flat);
+        for failure in &evaluation.check_failures {
+            eprintln!("check failed: {failure}");
+        }
+    }
+    let stacked: Vec<Option<Tensor>> = (0..outputs[0].len())
+        .map(|i| stack(outputs.iter().map(|device| &device[i])))
+        .collect();
+    for (index, output) in stacked.iter().enumerate() {
+        match output {
+            Some(tensor) => println!(
+                "out{index}: {} (stacked over devices)",
+                summary(&Value::Tensor(tensor.clone()))
+            ),
+            None => println!("out{index}: {}", outputs[0][index].describe()),
+        }
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+        for (index, output) in stacked.iter().enumerate() {
+            let Some(tensor) = output else { continue };
+            let path = dir.join(format!("out{index}.shards.npy"));
+            std::fs::write(&path, weft_runtime::npy::write(tensor))
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        }
+    }
+    if evaluations.iter().any(|e| !e.check_failures.is_empty()) {
+        return Err("error: checks failed".into());
+    }
+    Ok(())
+}
+
+/// The per-device values of a `*.shards.npy` file: `[devices, …shape]`.
+fn read_shards(
+    module: &Module,
+    shape: Shape,
+    path: &std::path::Path,
+    number: usize,
+    devices: usize,
+) -> Result<Vec<Tensor>, String> {
+    let Some(array) = module.shapes.as_array(shape) else {
+        return Err(format!(
+            "error: parameter {number} is not an array; it cannot be read from {}",
+            path.display()
+        ));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let tensor = weft_runtime::npy::read(&bytes, Some(array.elem))
+        .map_err(|e| format!("error: {}: {e}", path.display()))?;
+    let mut expected = vec![devices as i64];
+    expected.extend(array.dims.iter());
+    if tensor.dims != expected {
+        return Err(format!(
+            "error: {}: parameter {number} needs {} shards of {}{:?}, the file holds {:?}",
+            path.display(),
+            devices,
+            array.elem.name(),
+            array.dims,
+            tensor.dims
+        ));
+    }
+    let per_device = tensor.bytes.len() / devices.max(1);
+    Ok((0..devices)
+        .map(|d| Tensor {
+            elem: tensor.elem,
+            dims: array.dims.to_vec(),
+            bytes: tensor.bytes[d * per_device..(d + 1) * per_device].to_vec(),
+        })
+        .collect())
+}
+
+/// The devices' values of one output stacked on a new axis 0.
+fn stack<'v>(values: impl Iterator<Item = &'v Value>) -> Option<Tensor> {
+    let mut stacked: Option<Tensor> = None;
+    for value in values {
+        let Value::Tensor(t) = value else { return None };
+        match &mut stacked {
+            None => {
+                let mut dims = vec![1];
+                dims.extend(&t.dims);
+                stacked = Some(Tensor {
+                    elem: t.elem,
+                    dims,
+                    bytes: t.bytes.clone(),
+                });
+            }
+            Some(s) => {
+                s.dims[0] += 1;
+                s.bytes.extend_from_slice(&t.bytes);
+            }
+        }
+    }
+    stacked
 }
 
 fn load(

@@ -8,10 +8,12 @@
 //! - [`npy`]: NumPy `.npy` files in and out (bf16 and the f8 family as their
 //!   bit patterns, the element type given by the caller);
 //! - [`evaluate`]: the evaluator, one device, every instruction in order;
+//! - [`devices`]: a grid of devices as threads, and their collectives;
 //! - [`random`]: seeded inputs for programs run without any.
 
 #![deny(missing_docs)]
 
+pub mod devices;
 pub mod evaluate;
 pub mod npy;
 pub mod numbers;

@@ -164,6 +164,9 @@ impl Evaluator<'_> {
         instr: Instr,
         arguments: Vec<Value>,
     ) -> Result<Value, RunError> {
+        if self.device.is_some() {
+            return self.collective_on_grid(instr, arguments);
+        }
         let config = &self.module.config;
         let devices = config.replicas() * config.num_partitions.unwrap_or(1);
         if devices > 1 {
@@ -233,6 +236,69 @@ impl Evaluator<'_> {
                     Some(Value::Tuple(mut slots)) if slots.len() >= 2 => Ok(slots.swap_remove(1)),
                     _ => Err(self.error(instr, "the done's operand is not its start's value")),
                 }
+            }
+            other => Err(self.error(instr, format!("{} is not a collective", other.name()))),
+        }
+    }
+
+    /// A collective, first-class start or done on a device of a grid. A start
+    /// runs its collective at once and keeps the result in its value's
+    /// result slot (shaped as the start's tuple); its done reads the slot.
+    fn collective_on_grid(
+        &mut self,
+        instr: Instr,
+        arguments: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let data = self.module.instr(instr);
+        use Opcode as O;
+        match data.opcode {
+            O::AllReduce
+            | O::AllGather
+            | O::ReduceScatter
+            | O::AllToAll
+            | O::CollectiveBroadcast
+            | O::CollectivePermute
+            | O::AllReduceStart => self.grid_collective(instr, data.opcode, arguments),
+            O::AllReduceDone => arguments
+                .into_iter()
+                .next()
+                .ok_or_else(|| self.error(instr, "all-reduce-done without its start")),
+            O::AllGatherStart | O::CollectivePermuteStart => {
+                let shape = data.shape;
+                let operand = if arguments.len() == 1 {
+                    arguments[0].clone()
+                } else {
+                    Value::Tuple(arguments.clone())
+                };
+                let result = self.grid_collective(instr, data.opcode, arguments)?;
+                let mut slots = vec![operand, result];
+                let extra: Vec<Shape> = self
+                    .module
+                    .shapes
+                    .tuple_elements(shape)
+                    .map(|e| e.iter().skip(2).copied().collect())
+                    .unwrap_or_default();
+                for context in extra {
+                    slots.push(self.zeros(instr, context)?);
+                }
+                Ok(Value::Tuple(slots))
+            }
+            O::AllGatherDone | O::CollectivePermuteDone | O::CopyDone => {
+                match arguments.into_iter().next() {
+                    Some(Value::Tuple(mut slots)) if slots.len() >= 2 => Ok(slots.swap_remove(1)),
+                    _ => Err(self.error(instr, "the done's operand is not its start's value")),
+                }
+            }
+            O::CopyStart => {
+                let operand = arguments
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.error(instr, "copy-start without an operand"))?;
+                Ok(Value::Tuple(vec![
+                    operand.clone(),
+                    operand,
+                    Value::Tensor(Tensor::zeros(weft_ir::ElementType::U32, &[])),
+                ]))
             }
             other => Err(self.error(instr, format!("{} is not a collective", other.name()))),
         }

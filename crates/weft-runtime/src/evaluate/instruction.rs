@@ -65,11 +65,16 @@ impl Evaluator<'_> {
             (O::AfterAll, _) => Value::Token,
             (O::Copy | O::OptimizationBarrier, _) => operand(0)?.clone(),
             (O::PartitionId | O::ReplicaId, _) => {
-                // One device: its replica and partition are both 0.
+                // On one device both ids are 0.
+                let id = match (&self.device, data.opcode) {
+                    (Some(device), O::PartitionId) => device.id.partition as u64,
+                    (Some(device), _) => device.id.replica as u64,
+                    (None, _) => 0,
+                };
                 Value::Tensor(encode(
                     weft_ir::ElementType::U32,
                     &[],
-                    &Numbers::Unsigned(vec![0]),
+                    &Numbers::Unsigned(vec![id]),
                 ))
             }
             (

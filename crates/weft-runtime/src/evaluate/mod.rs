@@ -26,6 +26,9 @@ mod instruction;
 mod reduce;
 mod structured;
 
+pub(crate) use data_movement::{concatenate, slice};
+pub(crate) use elementwise::binary;
+
 use rustc_hash::FxHashMap;
 use weft_ir::{Comp, Instr, Module};
 
@@ -106,6 +109,25 @@ pub fn run_with(
     arguments: Vec<Value>,
     limits: Limits,
 ) -> Result<Evaluation, RunError> {
+    run_entry(module, arguments, limits, None)
+}
+
+/// [`run_with`] as one device of a grid.
+pub(crate) fn run_on_device(
+    module: &Module,
+    arguments: Vec<Value>,
+    limits: Limits,
+    device: crate::devices::DeviceContext,
+) -> Result<Evaluation, RunError> {
+    run_entry(module, arguments, limits, Some(device))
+}
+
+fn run_entry(
+    module: &Module,
+    arguments: Vec<Value>,
+    limits: Limits,
+    device: Option<crate::devices::DeviceContext>,
+) -> Result<Evaluation, RunError> {
     let entry = module.entry.ok_or_else(|| RunError {
         instruction: None,
         instr: None,
@@ -144,6 +166,8 @@ pub fn run_with(
         printed: Vec::new(),
         probes: FxHashMap::default(),
         limits,
+        device,
+        occurrences: FxHashMap::default(),
     };
     let result = evaluator.call(entry, arguments)?;
     Ok(Evaluation {
@@ -166,6 +190,10 @@ pub(crate) struct Evaluator<'m> {
     /// execution (a probe in a loop records every iteration).
     pub(crate) probes: FxHashMap<String, Vec<Value>>,
     limits: Limits,
+    /// The device this evaluator runs as, in a multi-device run.
+    pub(crate) device: Option<crate::devices::DeviceContext>,
+    /// How many times each collective has run on this device.
+    pub(crate) occurrences: FxHashMap<Instr, u64>,
 }
 
 impl<'m> Evaluator<'m> {

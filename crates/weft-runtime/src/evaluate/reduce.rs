@@ -92,7 +92,7 @@ impl Evaluator<'_> {
 
     /// The binary op a reducer applies to its two parameters, when that is
     /// all it does.
-    pub(super) fn simple_reducer(&self, reducer: Comp) -> Option<Opcode> {
+    pub(crate) fn simple_reducer(&self, reducer: Comp) -> Option<Opcode> {
         let comp = self.module.comp(reducer);
         let root = self.module.instr(comp.root?);
         let [a, b] = comp.params[..] else { return None };

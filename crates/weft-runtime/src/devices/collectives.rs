@@ -1,0 +1,295 @@
+//! What each collective computes from its group's contributions
+//! (`notes/stablehlo.md` §2.6), on one device of a grid.
+//!
+//! Reduction order is fixed and documented: an all-reduce folds the
+//! contributions left to right in **group order** (`((c₀ ⊕ c₁) ⊕ c₂) …`), on
+//! every member, so every member gets the same bits and a run is
+//! reproducible. A reducer that is one binary op of its two parameters runs
+//! as a whole-tensor kernel; any other is evaluated element by element.
+
+use std::sync::Arc;
+
+use weft_ir::attrs::Attrs;
+use weft_ir::{Comp, Instr, Opcode};
+
+use super::fabric::Key;
+use super::groups::{GroupMode, device_groups, group_of};
+use crate::evaluate::{Evaluator, RunError};
+use crate::tensor::{Tensor, Value};
+
+impl Evaluator<'_> {
+    /// The synchronous result of the collective `instr` (or the collective a
+    /// first-class start begins) over `operands`, exchanging data with the
+    /// other devices of its group.
+    pub(crate) fn grid_collective(
+        &mut self,
+        instr: Instr,
+        opcode: Opcode,
+        operands: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let Some(device) = self.device.clone() else {
+            return Err(self.error(instr, "a collective outside a device grid"));
+        };
+        let data = self.module.instr(instr);
+        let (mode, groups) = match &data.attrs {
+            Attrs::Collective(attrs) => {
+                let mode = match opcode {
+                    Opcode::AllToAll | Opcode::CollectiveBroadcast => {
+                        GroupMode::of_exchange(attrs.channel_id)
+                    }
+                    _ => GroupMode::of_reduction(attrs),
+                };
+                (
+                    mode,
+                    device_groups(device.grid, mode, &attrs.replica_groups.groups()),
+                )
+            }
+            Attrs::CollectivePermute(attrs) => {
+                // Every device of the line the pairs' ids index (its replica's
+                // partitions, or its partition's replicas) meets at one
+                // rendezvous; the pairs say who reads whom.
+                let mode = GroupMode::of_exchange(attrs.channel_id);
+                let line: Vec<i64> = match mode {
+                    GroupMode::CrossPartition => (0..device.grid.partitions as i64).collect(),
+                    _ => (0..device.grid.replicas as i64).collect(),
+                };
+                (mode, device_groups(device.grid, mode, &[line]))
+            }
+            _ => return Err(self.error(instr, "a collective without its attributes")),
+        };
+        let Some((group_index, group, position)) = group_of(&groups, device.id) else {
+            return match opcode {
+                // Devices outside every group receive zeros (the spec's rule).
+                Opcode::CollectiveBroadcast => self.zeros_like(instr, &operands),
+                _ => Err(self.error(
+                    instr,
+                    format!(
+                        "device (replica {}, partition {}) is in none of its replica groups",
+                        device.id.replica, device.id.partition
+                    ),
+                )),
+            };
+        };
+        let group = group.to_vec();
+        let occurrence = self.next_occurrence(instr);
+        let key = Key {
+            instr: weft_ir::Module::instr_index(instr),
+            occurrence,
+            group: group_index,
+        };
+        let what = self.error(instr, "").instruction.unwrap_or_default();
+        let contribution = pack(operands);
+        let contributions = device
+            .fabric
+            .exchange(key, &group, position, contribution, &what)
+            .map_err(|message| self.error(instr, message))?;
+        let parts: Vec<Vec<Tensor>> = contributions
+            .iter()
+            .map(unpack)
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+        let result = match opcode {
+            Opcode::AllReduce | Opcode::AllReduceStart => {
+                let reducer = self.callee(instr, 0)?;
+                let mut reduced = Vec::new();
+                for operand in 0..parts[0].len() {
+                    reduced.push(self.fold(instr, reducer, parts.iter().map(|p| &p[operand]))?);
+                }
+                reduced
+            }
+            Opcode::AllGather | Opcode::AllGatherStart => {
+                let dimension = self.collective_dimension(instr)?;
+                (0..parts[0].len())
+                    .map(|operand| {
+                        let pieces: Vec<&Tensor> = parts.iter().map(|p| &p[operand]).collect();
+                        crate::evaluate::concatenate(&pieces, dimension)
+                    })
+                    .collect()
+            }
+            Opcode::ReduceScatter => {
+                let dimension = self.collective_dimension(instr)?;
+                let reducer = self.callee(instr, 0)?;
+                let mut scattered = Vec::new();
+                for operand in 0..parts[0].len() {
+                    let whole = self.fold(instr, reducer, parts.iter().map(|p| &p[operand]))?;
+                    scattered.push(split(&whole, dimension, group.len()).swap_remove(position));
+                }
+                scattered
+            }
+            Opcode::AllToAll => match self.collective_dimension(instr) {
+                Ok(dimension) => (0..parts[0].len())
+                    .map(|operand| {
+                        let received: Vec<Tensor> = parts
+                            .iter()
+                            .map(|p| {
+                                split(&p[operand], dimension, group.len()).swap_remove(position)
+                            })
+                            .collect();
+                        let refs: Vec<&Tensor> = received.iter().collect();
+                        crate::evaluate::concatenate(&refs, dimension)
+                    })
+                    .collect(),
+                // The tuple form: operand k goes to member k.
+                Err(_) => parts.iter().map(|p| p[position].clone()).collect(),
+            },
+            Opcode::CollectiveBroadcast => parts[0].clone(),
+            Opcode::CollectivePermute | Opcode::CollectivePermuteStart => {
+                let Attrs::CollectivePermute(attrs) = &self.module.instr(instr).attrs else {
+                    return Err(self.error(instr, "a collective-permute without its pairs"));
+                };
+                let me = match mode {
+                    GroupMode::CrossPartition => device.id.partition as i64,
+                    _ => device.id.replica as i64,
+                };
+                match attrs
+                    .source_target_pairs
+                    .iter()
+                    .find(|&&(_, target)| target == me)
+                {
+                    Some(&(source, _)) => parts.get(source as usize).cloned().ok_or_else(|| {
+                        self.error(instr, format!("source {source} is outside the grid"))
+                    })?,
+                    // No pair sends here: zeros.
+                    None => parts[position]
+                        .iter()
+                        .map(|t| Tensor::zeros(t.elem, &t.dims))
+                        .collect(),
+                }
+            }
+            other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
+        };
+        Ok(if result.len() == 1 {
+            Value::Tensor(result.into_iter().next().expect("one result"))
+        } else {
+            Value::Tuple(result.into_iter().map(Value::Tensor).collect())
+        })
+    }
+
+    /// How many times this device has run `instr` before (then counts this
+    /// run).
+    fn next_occurrence(&mut self, instr: Instr) -> u64 {
+        let count = self.occurrences.entry(instr).or_insert(0);
+        let occurrence = *count;
+        *count += 1;
+        occurrence
+    }
+
+    fn collective_dimension(&self, instr: Instr) -> Result<usize, RunError> {
+        match &self.module.instr(instr).attrs {
+            Attrs::Collective(attrs) => attrs
+                .dimension
+                .map(|d| d as usize)
+                .ok_or_else(|| self.error(instr, "the collective has no dimensions=")),
+            _ => Err(self.error(instr, "the collective has no dimensions=")),
+        }
+    }
+
+    fn zeros_like(&self, instr: Instr, operands: &[Value]) -> Result<Value, RunError> {
+        let zeros: Vec<Value> = operands
+            .iter()
+            .map(|v| {
+                v.as_tensor()
+                    .map(|t| Value::Tensor(Tensor::zeros(t.elem, &t.dims)))
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+        Ok(if zeros.len() == 1 {
+            zeros.into_iter().next().expect("one")
+        } else {
+            Value::Tuple(zeros)
+        })
+    }
+
+    /// `c₀ ⊕ c₁ ⊕ …` left to right with the reducer computation.
+    fn fold<'t>(
+        &mut self,
+        instr: Instr,
+        reducer: Comp,
+        mut values: impl Iterator<Item = &'t Tensor>,
+    ) -> Result<Tensor, RunError> {
+        let mut accumulator = values
+            .next()
+            .cloned()
+            .ok_or_else(|| self.error(instr, "an empty group"))?;
+        let simple = self.simple_reducer(reducer);
+        for value in values {
+            accumulator = match simple {
+                Some(op) => crate::evaluate::binary(op, &accumulator, value, accumulator.elem)
+                    .map_err(|m| self.error(instr, m))?,
+                None => self.fold_by_element(instr, reducer, &accumulator, value)?,
+            };
+        }
+        Ok(accumulator)
+    }
+
+    /// `reducer(a[i], b[i])` for every element, evaluating the computation.
+    fn fold_by_element(
+        &mut self,
+        instr: Instr,
+        reducer: Comp,
+        a: &Tensor,
+        b: &Tensor,
+    ) -> Result<Tensor, RunError> {
+        let size = a.element_size();
+        let mut out = a.clone();
+        for i in 0..a.len() {
+            let scalar = |t: &Tensor| {
+                Value::Tensor(Tensor {
+                    elem: t.elem,
+                    dims: Vec::new(),
+                    bytes: t.bytes[i * size..(i + 1) * size].to_vec(),
+                })
+            };
+            let combined = self.call(reducer, vec![scalar(a), scalar(b)])?;
+            let combined = combined
+                .as_tensor()
+                .ok_or_else(|| self.error(instr, "the reducer did not return an array"))?;
+            out.bytes[i * size..(i + 1) * size].copy_from_slice(&combined.bytes);
+        }
+        Ok(out)
+    }
+}
+
+/// The operands of a collective as one value to exchange.
+fn pack(operands: Vec<Value>) -> Value {
+    Value::Tuple(operands)
+}
+
+/// A contribution back as its arrays.
+fn unpack(value: &Arc<Value>) -> Option<Vec<Tensor>> {
+    match value.as_ref() {
+        Value::Tuple(elements) => elements.iter().map(|e| e.as_tensor().cloned()).collect(),
+        Value::Tensor(t) => Some(vec![t.clone()]),
+        Value::Token => None,
+    }
+}
+
+/// `tensor` cut into `parts` equal pieces along `dimension`.
+fn split(tensor: &Tensor, dimension: usize, parts: usize) -> Vec<Tensor> {
+    let size = tensor.dims[dimension] / parts.max(1) as i64;
+    (0..parts)
+        .map(|k| {
+            let ranges: Vec<weft_ir::attrs::SliceRange> = tensor
+                .dims
+                .iter()
+                .enumerate()
+                .map(|(d, &extent)| {
+                    if d == dimension {
+                        weft_ir::attrs::SliceRange {
+                            start: k as i64 * size,
+                            limit: (k as i64 + 1) * size,
+                            stride: 1,
+                        }
+                    } else {
+                        weft_ir::attrs::SliceRange {
+                            start: 0,
+                            limit: extent,
+                            stride: 1,
+                        }
+                    }
+                })
+                .collect();
+            crate::evaluate::slice(tensor, &ranges)
+        })
+        .collect()
+}

@@ -1,0 +1,144 @@
+//! The in-process interconnect: devices are threads, and a collective is a
+//! rendezvous where every member of a group deposits its contribution and
+//! reads everyone's.
+//!
+//! Each collective *instance* has its own rendezvous: the key is the
+//! instruction, how many times this device has run it before (a collective
+//! in a loop body is a new instance each iteration), and the group. JAX gives
+//! every collective `channel_id=1`, so channels cannot tell instances apart;
+//! two collectives in flight at once never share a slot.
+//!
+//! Faults are outcomes: a member that does not arrive within the timeout ends
+//! the wait with an error naming the instance and the devices still missing,
+//! and a device that fails aborts the fabric so no other device waits for it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::groups::DeviceId;
+use crate::tensor::Value;
+
+/// One collective instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The instruction (its index in the module).
+    pub instr: usize,
+    /// How many times each member has run it before.
+    pub occurrence: u64,
+    /// Which group of the instruction (its index in the group list).
+    pub group: usize,
+}
+
+struct Slot {
+    contributions: Vec<Option<Arc<Value>>>,
+    /// Members that have not read the result yet.
+    readers_left: usize,
+}
+
+struct State {
+    slots: HashMap<Key, Slot>,
+    /// Why the run stopped, once a device has failed.
+    aborted: Option<String>,
+}
+
+/// The rendezvous point of every collective of a run.
+pub struct Fabric {
+    state: Mutex<State>,
+    changed: Condvar,
+    timeout: Duration,
+}
+
+impl Fabric {
+    /// A fabric whose rendezvous give up after `timeout`.
+    pub fn new(timeout: Duration) -> Fabric {
+        Fabric {
+            state: Mutex::new(State {
+                slots: HashMap::new(),
+                aborted: None,
+            }),
+            changed: Condvar::new(),
+            timeout,
+        }
+    }
+
+    /// Deposits `contribution` as member `position` of `group` in the
+    /// instance `key` and returns every member's contribution in group
+    /// order, once all have arrived. `what` names the instruction in errors.
+    pub fn exchange(
+        &self,
+        key: Key,
+        group: &[DeviceId],
+        position: usize,
+        contribution: Value,
+        what: &str,
+    ) -> Result<Vec<Arc<Value>>, String> {
+        let deadline = Instant::now() + self.timeout;
+        let mut state = self
+            .state
+            .lock()
+            .map_err(|_| "the fabric's lock was poisoned".to_string())?;
+        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
+            contributions: vec![None; group.len()],
+            readers_left: group.len(),
+        });
+        if slot.contributions.len() != group.len() || slot.contributions[position].is_some() {
+            return Err(format!(
+                "{what}: devices disagree about instance {} of this collective (group sizes or positions differ)",
+                key.occurrence
+            ));
+        }
+        slot.contributions[position] = Some(Arc::new(contribution));
+        self.changed.notify_all();
+        loop {
+            if let Some(reason) = &state.aborted {
+                return Err(format!("{what}: stopped because {reason}"));
+            }
+            let slot = state
+                .slots
+                .get_mut(&key)
+                .expect("the slot lives until every member read it");
+            if slot.contributions.iter().all(Option::is_some) {
+                let values: Vec<Arc<Value>> = slot
+                    .contributions
+                    .iter()
+                    .map(|c| c.clone().expect("present"))
+                    .collect();
+                slot.readers_left -= 1;
+                if slot.readers_left == 0 {
+                    state.slots.remove(&key);
+                }
+                return Ok(values);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let missing: Vec<String> = slot
+                    .contributions
+                    .iter()
+                    .zip(group)
+                    .filter(|(c, _)| c.is_none())
+                    .map(|(_, d)| format!("(replica {}, partition {})", d.replica, d.partition))
+                    .collect();
+                return Err(format!(
+                    "{what}: waited {:.1} s for {} of the group to arrive (instance {})",
+                    self.timeout.as_secs_f64(),
+                    missing.join(", "),
+                    key.occurrence
+                ));
+            }
+            state = self
+                .changed
+                .wait_timeout(state, deadline - now)
+                .map_err(|_| "the fabric's lock was poisoned".to_string())?
+                .0;
+        }
+    }
+
+    /// Stops every rendezvous: a device failed with `reason`.
+    pub fn abort(&self, reason: String) {
+        if let Ok(mut state) = self.state.lock() {
+            state.aborted.get_or_insert(reason);
+        }
+        self.changed.notify_all();
+    }
+}
