@@ -29,6 +29,71 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// `token[]`: orders side effects, carries no data.
     Token,
+    /// The result of an asynchronous operation still running on a device's
+    /// async stream; its done waits for it.
+    InFlight(InFlight),
+}
+
+/// A result being computed on another thread: set once, waited for by any
+/// number of readers.
+#[derive(Clone, Debug)]
+pub struct InFlight(
+    std::sync::Arc<(
+        std::sync::Mutex<Option<Result<Value, String>>>,
+        std::sync::Condvar,
+    )>,
+);
+
+impl InFlight {
+    /// A result not computed yet.
+    pub fn new() -> InFlight {
+        InFlight(std::sync::Arc::new((
+            std::sync::Mutex::new(None),
+            std::sync::Condvar::new(),
+        )))
+    }
+
+    /// Sets the result and wakes every waiter.
+    pub fn fulfil(&self, result: Result<Value, String>) {
+        let (slot, ready) = &*self.0;
+        if let Ok(mut slot) = slot.lock() {
+            *slot = Some(result);
+        }
+        ready.notify_all();
+    }
+
+    /// Waits for the result.
+    pub fn wait(&self) -> Result<Value, String> {
+        let (slot, ready) = &*self.0;
+        let mut slot = slot
+            .lock()
+            .map_err(|_| "an async result's lock was poisoned".to_string())?;
+        loop {
+            if let Some(result) = slot.as_ref() {
+                return result.clone();
+            }
+            slot = ready
+                .wait(slot)
+                .map_err(|_| "an async result's lock was poisoned".to_string())?;
+        }
+    }
+
+    /// Whether the result is there.
+    pub fn is_ready(&self) -> bool {
+        self.0.0.lock().map(|slot| slot.is_some()).unwrap_or(true)
+    }
+}
+
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight::new()
+    }
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, other: &InFlight) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Tensor {
@@ -170,6 +235,7 @@ impl Value {
                 format!("({})", parts.join(", "))
             }
             Value::Token => "token[]".to_string(),
+            Value::InFlight(_) => "(in flight)".to_string(),
         }
     }
 }

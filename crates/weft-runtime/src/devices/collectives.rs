@@ -260,7 +260,7 @@ fn unpack(value: &Arc<Value>) -> Option<Vec<Tensor>> {
     match value.as_ref() {
         Value::Tuple(elements) => elements.iter().map(|e| e.as_tensor().cloned()).collect(),
         Value::Tensor(t) => Some(vec![t.clone()]),
-        Value::Token => None,
+        Value::Token | Value::InFlight(_) => None,
     }
 }
 

@@ -13,6 +13,7 @@
 pub mod collectives;
 pub mod fabric;
 pub mod groups;
+pub(crate) mod stream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +34,9 @@ pub struct DeviceContext {
     pub grid: Grid,
     /// Where collectives meet.
     pub fabric: Arc<fabric::Fabric>,
+    /// This device's async stream, on its compute thread (the stream itself
+    /// has none: what it starts, it runs).
+    pub(crate) stream: Option<std::sync::mpsc::Sender<stream::AsyncJob>>,
 }
 
 /// How a multi-device run behaves.
@@ -79,10 +83,24 @@ pub fn run_grid(
             .into_iter()
             .enumerate()
             .map(|(index, device_arguments)| {
+                let (jobs, stream_jobs) = std::sync::mpsc::channel();
+                let stream_context = DeviceContext {
+                    id: grid.device(index),
+                    grid,
+                    fabric: fabric.clone(),
+                    stream: None,
+                };
+                std::thread::Builder::new()
+                    .name(format!("device {index} async stream"))
+                    .spawn_scoped(scope, move || {
+                        stream::run_stream(module, options.limits, stream_context, stream_jobs)
+                    })
+                    .expect("a stream thread starts");
                 let context = DeviceContext {
                     id: grid.device(index),
                     grid,
                     fabric: fabric.clone(),
+                    stream: Some(jobs),
                 };
                 let fabric = fabric.clone();
                 std::thread::Builder::new()

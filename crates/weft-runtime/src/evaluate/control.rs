@@ -102,9 +102,32 @@ impl Evaluator<'_> {
             }
         };
         if result.is_none() && bound.len() == parameter_count {
-            result = Some(self.call(wrapped, bound.clone())?);
+            let stream = self.device.as_ref().and_then(|d| d.stream.clone());
+            result = Some(match stream {
+                // On a grid, the wrapped computation runs on the async
+                // stream while this device goes on.
+                Some(stream) => {
+                    let pending = crate::tensor::InFlight::new();
+                    let job = crate::devices::stream::AsyncJob {
+                        job: crate::devices::stream::Job::Call {
+                            comp: wrapped,
+                            arguments: bound.clone(),
+                        },
+                        result: pending.clone(),
+                    };
+                    stream
+                        .send(job)
+                        .map_err(|_| self.error(instr, "the device's async stream has stopped"))?;
+                    Value::InFlight(pending)
+                }
+                None => self.call(wrapped, bound.clone())?,
+            });
         }
         if opcode == Opcode::AsyncDone {
+            let result = match result {
+                Some(value) => Some(self.settle(instr, value)?),
+                None => None,
+            };
             return result.ok_or_else(|| {
                 self.error(
                     instr,
@@ -257,12 +280,9 @@ impl Evaluator<'_> {
             | O::ReduceScatter
             | O::AllToAll
             | O::CollectiveBroadcast
-            | O::CollectivePermute
-            | O::AllReduceStart => self.grid_collective(instr, data.opcode, arguments),
-            O::AllReduceDone => arguments
-                .into_iter()
-                .next()
-                .ok_or_else(|| self.error(instr, "all-reduce-done without its start")),
+            | O::CollectivePermute => self.grid_collective(instr, data.opcode, arguments),
+            // all-reduce-start's value is its result (no tuple).
+            O::AllReduceStart => self.start_on_stream(instr, data.opcode, arguments),
             O::AllGatherStart | O::CollectivePermuteStart => {
                 let shape = data.shape;
                 let operand = if arguments.len() == 1 {
@@ -270,7 +290,7 @@ impl Evaluator<'_> {
                 } else {
                     Value::Tuple(arguments.clone())
                 };
-                let result = self.grid_collective(instr, data.opcode, arguments)?;
+                let result = self.start_on_stream(instr, data.opcode, arguments)?;
                 let mut slots = vec![operand, result];
                 let extra: Vec<Shape> = self
                     .module
@@ -283,9 +303,19 @@ impl Evaluator<'_> {
                 }
                 Ok(Value::Tuple(slots))
             }
+            O::AllReduceDone => {
+                let value = arguments
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.error(instr, "all-reduce-done without its start"))?;
+                self.settle(instr, value)
+            }
             O::AllGatherDone | O::CollectivePermuteDone | O::CopyDone => {
                 match arguments.into_iter().next() {
-                    Some(Value::Tuple(mut slots)) if slots.len() >= 2 => Ok(slots.swap_remove(1)),
+                    Some(Value::Tuple(mut slots)) if slots.len() >= 2 => {
+                        let value = slots.swap_remove(1);
+                        self.settle(instr, value)
+                    }
                     _ => Err(self.error(instr, "the done's operand is not its start's value")),
                 }
             }
@@ -301,6 +331,52 @@ impl Evaluator<'_> {
                 ]))
             }
             other => Err(self.error(instr, format!("{} is not a collective", other.name()))),
+        }
+    }
+
+    /// Hands the collective of a start to this device's async stream and
+    /// returns its in-flight result (or runs it here when there is no
+    /// stream: on the stream itself).
+    fn start_on_stream(
+        &mut self,
+        instr: Instr,
+        opcode: Opcode,
+        operands: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let stream = self.device.as_ref().and_then(|d| d.stream.clone());
+        let Some(stream) = stream else {
+            return self.grid_collective(instr, opcode, operands);
+        };
+        let result = crate::tensor::InFlight::new();
+        let job = crate::devices::stream::AsyncJob {
+            job: crate::devices::stream::Job::Collective {
+                instr,
+                opcode,
+                operands,
+            },
+            result: result.clone(),
+        };
+        stream
+            .send(job)
+            .map_err(|_| self.error(instr, "the device's async stream has stopped"))?;
+        Ok(Value::InFlight(result))
+    }
+
+    /// `value` with every in-flight part waited for: what a done returns.
+    pub(crate) fn settle(&self, instr: Instr, value: Value) -> Result<Value, RunError> {
+        match value {
+            Value::InFlight(pending) => {
+                let settled = pending.wait().map_err(|message| {
+                    self.error(instr, format!("its async operation failed: {message}"))
+                })?;
+                self.settle(instr, settled)
+            }
+            Value::Tuple(elements) => elements
+                .into_iter()
+                .map(|e| self.settle(instr, e))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Tuple),
+            other => Ok(other),
         }
     }
 

@@ -158,17 +158,7 @@ fn run_entry(
             });
         }
     }
-    let mut evaluator = Evaluator {
-        module,
-        orders: FxHashMap::default(),
-        depth: 0,
-        check_failures: Vec::new(),
-        printed: Vec::new(),
-        probes: FxHashMap::default(),
-        limits,
-        device,
-        occurrences: FxHashMap::default(),
-    };
+    let mut evaluator = Evaluator::new(module, limits, device);
     let result = evaluator.call(entry, arguments)?;
     Ok(Evaluation {
         result,
@@ -197,6 +187,25 @@ pub(crate) struct Evaluator<'m> {
 }
 
 impl<'m> Evaluator<'m> {
+    /// An evaluator of `module`, as `device` when it runs on a grid.
+    pub(crate) fn new(
+        module: &'m Module,
+        limits: Limits,
+        device: Option<crate::devices::DeviceContext>,
+    ) -> Evaluator<'m> {
+        Evaluator {
+            module,
+            orders: FxHashMap::default(),
+            depth: 0,
+            check_failures: Vec::new(),
+            printed: Vec::new(),
+            probes: FxHashMap::default(),
+            limits,
+            device,
+            occurrences: FxHashMap::default(),
+        }
+    }
+
     /// Runs `comp` with its parameters bound to `arguments`.
     pub(crate) fn call(&mut self, comp: Comp, arguments: Vec<Value>) -> Result<Value, RunError> {
         if self.depth >= MAX_CALL_DEPTH {

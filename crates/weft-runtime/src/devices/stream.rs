@@ -1,0 +1,66 @@
+//! A device's async stream: a thread that runs the device's asynchronous
+//! operations in the order they start, while the device's compute thread
+//! goes on. A start hands its work to the stream and returns an
+//! [`InFlight`] result at once; the matching done waits for it.
+//!
+//! The stream has an evaluator of its own (for reducers and wrapped
+//! computations). It counts collective instances itself: every device sends
+//! its stream the same starts in the same order, so the counts agree across
+//! devices and each instance still meets at its own rendezvous. Work started
+//! from the stream itself (an async op inside a wrapped computation) runs
+//! there synchronously.
+
+use std::sync::mpsc::Receiver;
+
+use weft_ir::{Comp, Instr, Module, Opcode};
+
+use super::DeviceContext;
+use crate::evaluate::{Evaluator, Limits};
+use crate::tensor::{InFlight, Value};
+
+/// Work for a stream.
+pub(crate) enum Job {
+    /// The collective of a first-class start (`all-reduce-start`, …).
+    Collective {
+        /// The start.
+        instr: Instr,
+        /// Its opcode.
+        opcode: Opcode,
+        /// Its operands.
+        operands: Vec<Value>,
+    },
+    /// The computation a generic `async-start` wraps, on its bound operands.
+    Call {
+        /// The wrapped computation.
+        comp: Comp,
+        /// Its arguments.
+        arguments: Vec<Value>,
+    },
+}
+
+/// A job and where its result goes.
+pub(crate) struct AsyncJob {
+    pub(crate) job: Job,
+    pub(crate) result: InFlight,
+}
+
+/// Runs jobs until every sender is gone.
+pub(crate) fn run_stream(
+    module: &Module,
+    limits: Limits,
+    device: DeviceContext,
+    jobs: Receiver<AsyncJob>,
+) {
+    let mut evaluator = Evaluator::new(module, limits, Some(device));
+    for AsyncJob { job, result } in jobs {
+        let outcome = match job {
+            Job::Collective {
+                instr,
+                opcode,
+                operands,
+            } => evaluator.grid_collective(instr, opcode, operands),
+            Job::Call { comp, arguments } => evaluator.call(comp, arguments),
+        };
+        result.fulfil(outcome.map_err(|e| e.to_string()));
+    }
+}
