@@ -37,11 +37,12 @@ pub enum Value {
 /// A result being computed on another thread: set once, waited for by any
 /// number of readers.
 #[derive(Clone, Debug)]
-pub struct InFlight(
-    std::sync::Arc<(
-        std::sync::Mutex<Option<Result<Value, String>>>,
-        std::sync::Condvar,
-    )>,
+pub struct InFlight(std::sync::Arc<InFlightSlot>);
+
+/// The result slot of an [`InFlight`] and the signal that it was filled.
+type InFlightSlot = (
+    std::sync::Mutex<Option<Result<Value, String>>>,
+    std::sync::Condvar,
 );
 
 impl InFlight {
