@@ -11,6 +11,15 @@ use weft_runtime::{Tensor, Value};
 use crate::fmt::InputFormat;
 use crate::input;
 
+/// The link model's modes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinkMode {
+    /// Pace transfers by --link-bandwidth and --link-latency (the default).
+    Paced,
+    /// Transfers take no modelled time.
+    Unpaced,
+}
+
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// The program: HLO, or StableHLO when the name ends in `.mlir` (lowered
@@ -47,6 +56,20 @@ pub struct RunArgs {
     /// The number of partitions (with --replicas, instead of --devices).
     #[arg(long, value_name = "P")]
     partitions: Option<usize>,
+    /// Interconnect bandwidth per device for the link model, in GB/s.
+    #[arg(long, value_name = "GB/S", default_value_t = 25.0)]
+    link_bandwidth: f64,
+    /// Per-transfer latency of the link model, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = 5.0)]
+    link_latency: f64,
+    /// `unpaced` turns the link model off (transfers take no time beyond
+    /// the copies themselves).
+    #[arg(long, value_name = "MODE")]
+    link: Option<LinkMode>,
+    /// Write a Chrome trace (Perfetto opens it) of every device's compute and
+    /// async streams to this file.
+    #[arg(long, value_name = "JSON")]
+    trace: Option<PathBuf>,
     /// How long a device waits at a collective for the rest of its group
     /// before the run stops with an error naming every device, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
@@ -232,20 +255,57 @@ fn execute_grid(
             }
         }
     }
+    let link = match args.link {
+        Some(LinkMode::Unpaced) => weft_runtime::devices::Link::UNPACED,
+        _ => weft_runtime::devices::Link {
+            bandwidth: Some(args.link_bandwidth.max(1e-9) * 1e9),
+            latency: std::time::Duration::from_secs_f64(args.link_latency.max(0.0) * 1e-6),
+        },
+    };
     let options = weft_runtime::devices::GridOptions {
         timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
         limits: weft_runtime::Limits {
             max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
         },
+        link,
     };
     let start = std::time::Instant::now();
     let evaluations = weft_runtime::devices::run_grid(module, grid, per_device, options)
         .map_err(|e| located(&e, source, map))?;
     let step = start.elapsed().as_secs_f64() * 1e3;
+    println!("step time: {step:.3} ms");
     println!(
-        "step time: {step:.3} ms on {devices} devices ({} replica(s) × {} partition(s))",
-        grid.replicas, grid.partitions
+        "  {devices} devices ({} replica(s) x {} partition(s)), link {}",
+        grid.replicas,
+        grid.partitions,
+        match link.bandwidth {
+            Some(bandwidth) => format!(
+                "{:.1} GB/s + {:.1} us",
+                bandwidth / 1e9,
+                link.latency.as_secs_f64() * 1e6
+            ),
+            None => "unpaced".to_string(),
+        }
     );
+    println!("  device   compute ms   communication ms   exposed ms   overlap");
+    for (device, evaluation) in evaluations.iter().enumerate() {
+        let timeline = &evaluation.timeline;
+        println!(
+            "  {device:>6} {:>12.3} {:>18.3} {:>12.3} {:>8.1}%",
+            timeline.compute().as_secs_f64() * 1e3,
+            timeline.communication.as_secs_f64() * 1e3,
+            timeline.exposed.as_secs_f64() * 1e3,
+            timeline.overlap_percent()
+        );
+    }
+    if let Some(path) = &args.trace {
+        let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
+        std::fs::write(
+            path,
+            weft_runtime::devices::timeline::chrome_trace(&timelines),
+        )
+        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
     let mut outputs: Vec<Vec<Value>> = Vec::new();
     for evaluation in &evaluations {
         let mut flat = Vec::new();

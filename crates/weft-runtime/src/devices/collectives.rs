@@ -79,6 +79,7 @@ impl Evaluator<'_> {
         };
         let what = self.error(instr, "").instruction.unwrap_or_default();
         let contribution = pack(operands);
+        let exchange_started = std::time::Instant::now();
         let contributions = device
             .fabric
             .exchange(key, &group, position, contribution, &what)
@@ -158,6 +159,18 @@ impl Evaluator<'_> {
             }
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
+        // The link model: the data this device receives takes time to arrive
+        // (a sleep, so the CPU is free for the compute stream meanwhile).
+        let received = received_bytes(opcode, &parts, &result, group.len());
+        std::thread::sleep(device.link.transfer_time(received));
+        let took = exchange_started.elapsed();
+        if let Some(timeline) = self.timeline.as_mut() {
+            timeline.communication += took;
+            // On the compute stream the device waited all along.
+            if device.stream.is_some() {
+                timeline.exposed += took;
+            }
+        }
         Ok(if result.len() == 1 {
             Value::Tensor(result.into_iter().next().expect("one result"))
         } else {
@@ -247,6 +260,22 @@ impl Evaluator<'_> {
             out.bytes[i * size..(i + 1) * size].copy_from_slice(&combined.bytes);
         }
         Ok(out)
+    }
+}
+
+/// The bytes a device receives in a collective under a ring algorithm (see
+/// [`Link`](super::Link)).
+fn received_bytes(opcode: Opcode, parts: &[Vec<Tensor>], result: &[Tensor], members: usize) -> f64 {
+    let total = |tensors: &[Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
+    let share = (members.saturating_sub(1)) as f64 / members.max(1) as f64;
+    let (sent, got) = (parts.first().map_or(0.0, |p| total(p)), total(result));
+    match opcode {
+        Opcode::AllReduce | Opcode::AllReduceStart => 2.0 * share * sent,
+        Opcode::AllGather | Opcode::AllGatherStart | Opcode::ReduceScatter | Opcode::AllToAll => {
+            share * sent.max(got)
+        }
+        _ if members <= 1 => 0.0,
+        _ => got,
     }
 }
 

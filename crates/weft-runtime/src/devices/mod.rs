@@ -14,6 +14,7 @@ pub mod collectives;
 pub mod fabric;
 pub mod groups;
 pub(crate) mod stream;
+pub mod timeline;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +38,53 @@ pub struct DeviceContext {
     /// This device's async stream, on its compute thread (the stream itself
     /// has none: what it starts, it runs).
     pub(crate) stream: Option<std::sync::mpsc::Sender<stream::AsyncJob>>,
+    /// The start of the run, the zero of every device's timeline.
+    pub origin: std::time::Instant,
+    /// How transfers are paced.
+    pub link: Link,
+}
+
+/// The interconnect model: a transfer of `n` bytes takes `latency + n /
+/// bandwidth`, spent sleeping (not computing) on the thread that runs the
+/// collective, so an async collective overlaps compute on a 2-core machine
+/// just as it would on a real fabric. Each device is charged the bytes it
+/// receives under a ring algorithm: all-reduce `2 (n−1)/n · S`, all-gather
+/// and reduce-scatter `(n−1)/n` of the larger side, all-to-all `(n−1)/n ·
+/// S`, collective-permute and collective-broadcast `S` (when data arrives).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Link {
+    /// Bytes per second; `None` means unpaced (transfers are instant).
+    pub bandwidth: Option<f64>,
+    /// Per-transfer latency.
+    pub latency: std::time::Duration,
+}
+
+impl Link {
+    /// No pacing.
+    pub const UNPACED: Link = Link {
+        bandwidth: None,
+        latency: std::time::Duration::ZERO,
+    };
+
+    /// How long moving `bytes` takes.
+    pub fn transfer_time(&self, bytes: f64) -> std::time::Duration {
+        match self.bandwidth {
+            Some(bandwidth) if bandwidth > 0.0 => {
+                self.latency + std::time::Duration::from_secs_f64(bytes.max(0.0) / bandwidth)
+            }
+            _ => std::time::Duration::ZERO,
+        }
+    }
+}
+
+impl Default for Link {
+    /// 25 GB/s and 5 µs, a modest accelerator interconnect.
+    fn default() -> Link {
+        Link {
+            bandwidth: Some(25e9),
+            latency: std::time::Duration::from_micros(5),
+        }
+    }
 }
 
 /// How a multi-device run behaves.
@@ -46,6 +94,8 @@ pub struct GridOptions {
     pub timeout: Duration,
     /// Resource limits of each device.
     pub limits: Limits,
+    /// The interconnect model.
+    pub link: Link,
 }
 
 impl Default for GridOptions {
@@ -53,6 +103,7 @@ impl Default for GridOptions {
         GridOptions {
             timeout: Duration::from_secs(5),
             limits: Limits::default(),
+            link: Link::default(),
         }
     }
 }
@@ -78,30 +129,29 @@ pub fn run_grid(
         });
     }
     let fabric = Arc::new(fabric::Fabric::new(options.timeout));
+    let origin = std::time::Instant::now();
     let outcomes: Vec<Result<Evaluation, RunError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = arguments
             .into_iter()
             .enumerate()
             .map(|(index, device_arguments)| {
                 let (jobs, stream_jobs) = std::sync::mpsc::channel();
-                let stream_context = DeviceContext {
+                let context_with = |stream| DeviceContext {
                     id: grid.device(index),
                     grid,
                     fabric: fabric.clone(),
-                    stream: None,
+                    stream,
+                    origin,
+                    link: options.link,
                 };
-                std::thread::Builder::new()
+                let stream_context = context_with(None);
+                let context = context_with(Some(jobs));
+                let stream_handle = std::thread::Builder::new()
                     .name(format!("device {index} async stream"))
                     .spawn_scoped(scope, move || {
                         stream::run_stream(module, options.limits, stream_context, stream_jobs)
                     })
                     .expect("a stream thread starts");
-                let context = DeviceContext {
-                    id: grid.device(index),
-                    grid,
-                    fabric: fabric.clone(),
-                    stream: Some(jobs),
-                };
                 let fabric = fabric.clone();
                 std::thread::Builder::new()
                     .name(format!("device {index}"))
@@ -115,7 +165,14 @@ pub fn run_grid(
                         if let Err(error) = &outcome {
                             fabric.abort(format!("device {index} failed: {error}"));
                         }
-                        outcome
+                        // The compute thread's end closes the stream's queue;
+                        // the stream's timeline joins the device's.
+                        let stream_timeline = stream_handle.join().unwrap_or_default();
+                        outcome.map(|mut evaluation| {
+                            evaluation.timeline.communication += stream_timeline.communication;
+                            evaluation.timeline.events.extend(stream_timeline.events);
+                            evaluation
+                        })
                     })
                     .expect("a device thread starts")
             })

@@ -42,17 +42,28 @@ pub(crate) enum Job {
 pub(crate) struct AsyncJob {
     pub(crate) job: Job,
     pub(crate) result: InFlight,
+    /// The start's name, for the timeline.
+    pub(crate) name: String,
+    /// When the start handed the job over: the async span begins here.
+    pub(crate) started: std::time::Instant,
 }
 
-/// Runs jobs until every sender is gone.
+/// Runs jobs until every sender is gone; returns the stream's timeline.
 pub(crate) fn run_stream(
     module: &Module,
     limits: Limits,
     device: DeviceContext,
     jobs: Receiver<AsyncJob>,
-) {
+) -> super::timeline::DeviceTimeline {
+    let origin = device.origin;
     let mut evaluator = Evaluator::new(module, limits, Some(device));
-    for AsyncJob { job, result } in jobs {
+    for AsyncJob {
+        job,
+        result,
+        name,
+        started,
+    } in jobs
+    {
         let outcome = match job {
             Job::Collective {
                 instr,
@@ -61,6 +72,12 @@ pub(crate) fn run_stream(
             } => evaluator.grid_collective(instr, opcode, operands),
             Job::Call { comp, arguments } => evaluator.call(comp, arguments),
         };
+        // The async span runs from the start to the moment the result is
+        // ready.
+        if let Some(timeline) = evaluator.timeline.as_mut() {
+            timeline.record(origin, name, super::timeline::Track::Async, started);
+        }
         result.fulfil(outcome.map_err(|e| e.to_string()));
     }
+    evaluator.timeline.take().unwrap_or_default()
 }

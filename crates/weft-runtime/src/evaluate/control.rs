@@ -114,6 +114,8 @@ impl Evaluator<'_> {
                             arguments: bound.clone(),
                         },
                         result: pending.clone(),
+                        name: format!("{} (async-start)", self.module.instr(start).name),
+                        started: std::time::Instant::now(),
                     };
                     stream
                         .send(job)
@@ -355,6 +357,8 @@ impl Evaluator<'_> {
                 operands,
             },
             result: result.clone(),
+            name: format!("{} ({})", self.module.instr(instr).name, opcode.name()),
+            started: std::time::Instant::now(),
         };
         stream
             .send(job)
@@ -363,12 +367,17 @@ impl Evaluator<'_> {
     }
 
     /// `value` with every in-flight part waited for: what a done returns.
-    pub(crate) fn settle(&self, instr: Instr, value: Value) -> Result<Value, RunError> {
+    pub(crate) fn settle(&mut self, instr: Instr, value: Value) -> Result<Value, RunError> {
         match value {
             Value::InFlight(pending) => {
+                // Time spent here is communication the device could not hide.
+                let waited = std::time::Instant::now();
                 let settled = pending.wait().map_err(|message| {
                     self.error(instr, format!("its async operation failed: {message}"))
                 })?;
+                if let Some(timeline) = self.timeline.as_mut() {
+                    timeline.exposed += waited.elapsed();
+                }
                 self.settle(instr, settled)
             }
             Value::Tuple(elements) => elements

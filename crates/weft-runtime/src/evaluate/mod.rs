@@ -96,6 +96,8 @@ pub struct Evaluation {
     pub check_failures: Vec<String>,
     /// What `interpreter.print` printed, one entry per call.
     pub printed: Vec<String>,
+    /// What ran when, on a device of a grid (empty on a single device).
+    pub timeline: crate::devices::timeline::DeviceTimeline,
 }
 
 /// Runs `module`'s entry computation on `arguments`.
@@ -160,10 +162,12 @@ fn run_entry(
     }
     let mut evaluator = Evaluator::new(module, limits, device);
     let result = evaluator.call(entry, arguments)?;
+    let timeline = evaluator.timeline.take().unwrap_or_default();
     Ok(Evaluation {
         result,
         check_failures: evaluator.check_failures,
         printed: evaluator.printed,
+        timeline,
     })
 }
 
@@ -184,6 +188,8 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) device: Option<crate::devices::DeviceContext>,
     /// How many times each collective has run on this device.
     pub(crate) occurrences: FxHashMap<Instr, u64>,
+    /// Events and time accounts, on a device of a grid.
+    pub(crate) timeline: Option<crate::devices::timeline::DeviceTimeline>,
 }
 
 impl<'m> Evaluator<'m> {
@@ -201,6 +207,9 @@ impl<'m> Evaluator<'m> {
             printed: Vec::new(),
             probes: FxHashMap::default(),
             limits,
+            timeline: device
+                .as_ref()
+                .map(|_| crate::devices::timeline::DeviceTimeline::default()),
             device,
             occurrences: FxHashMap::default(),
         }
@@ -245,7 +254,9 @@ impl<'m> Evaluator<'m> {
                     continue;
                 }
                 self.check_size(instr)?;
+                let started = std::time::Instant::now();
                 let value = self.instruction(instr, &environment)?;
+                self.record_instruction(instr, started);
                 environment.insert(instr, value);
             }
             environment
@@ -267,6 +278,31 @@ impl<'m> Evaluator<'m> {
         let order = std::rc::Rc::new(order);
         self.orders.insert(comp, order.clone());
         order
+    }
+
+    /// Puts `instr`'s execution on the timeline (the entry computation's
+    /// instructions also count as busy time).
+    fn record_instruction(&mut self, instr: Instr, started: std::time::Instant) {
+        let Some(origin) = self.device.as_ref().map(|d| d.origin) else {
+            return;
+        };
+        let top_level = self.depth == 1;
+        let on_compute = self.device.as_ref().is_some_and(|d| d.stream.is_some());
+        let data = self.module.instr(instr);
+        if let Some(timeline) = self.timeline.as_mut()
+            && on_compute
+        {
+            if top_level {
+                timeline.busy += started.elapsed();
+            }
+            let name = format!("{} ({})", data.name, data.opcode.name());
+            timeline.record(
+                origin,
+                name,
+                crate::devices::timeline::Track::Compute,
+                started,
+            );
+        }
     }
 
     /// Refuses an instruction whose result would exceed the size limit.
