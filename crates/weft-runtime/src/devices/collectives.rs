@@ -84,7 +84,9 @@ impl Evaluator<'_> {
             .fabric
             .exchange(key, &group, position, contribution, &what)
             .map_err(|message| self.error(instr, message))?;
-        let parts: Vec<Vec<Tensor>> = contributions
+        // Borrowed from the shared contributions: no copies of other
+        // devices' data until a result needs one.
+        let parts: Vec<Vec<&Tensor>> = contributions
             .iter()
             .map(unpack)
             .collect::<Option<_>>()
@@ -94,7 +96,7 @@ impl Evaluator<'_> {
                 let reducer = self.callee(instr, 0)?;
                 let mut reduced = Vec::new();
                 for operand in 0..parts[0].len() {
-                    reduced.push(self.fold(instr, reducer, parts.iter().map(|p| &p[operand]))?);
+                    reduced.push(self.fold(instr, reducer, parts.iter().map(|p| p[operand]))?);
                 }
                 reduced
             }
@@ -102,7 +104,7 @@ impl Evaluator<'_> {
                 let dimension = self.collective_dimension(instr)?;
                 (0..parts[0].len())
                     .map(|operand| {
-                        let pieces: Vec<&Tensor> = parts.iter().map(|p| &p[operand]).collect();
+                        let pieces: Vec<&Tensor> = parts.iter().map(|p| p[operand]).collect();
                         crate::evaluate::concatenate(&pieces, dimension)
                     })
                     .collect()
@@ -112,7 +114,7 @@ impl Evaluator<'_> {
                 let reducer = self.callee(instr, 0)?;
                 let mut scattered = Vec::new();
                 for operand in 0..parts[0].len() {
-                    let whole = self.fold(instr, reducer, parts.iter().map(|p| &p[operand]))?;
+                    let whole = self.fold(instr, reducer, parts.iter().map(|p| p[operand]))?;
                     scattered.push(split(&whole, dimension, group.len()).swap_remove(position));
                 }
                 scattered
@@ -123,7 +125,7 @@ impl Evaluator<'_> {
                         let received: Vec<Tensor> = parts
                             .iter()
                             .map(|p| {
-                                split(&p[operand], dimension, group.len()).swap_remove(position)
+                                split(p[operand], dimension, group.len()).swap_remove(position)
                             })
                             .collect();
                         let refs: Vec<&Tensor> = received.iter().collect();
@@ -133,7 +135,7 @@ impl Evaluator<'_> {
                 // The tuple form: operand k goes to member k.
                 Err(_) => parts.iter().map(|p| p[position].clone()).collect(),
             },
-            Opcode::CollectiveBroadcast => parts[0].clone(),
+            Opcode::CollectiveBroadcast => parts[0].iter().map(|&t| t.clone()).collect(),
             Opcode::CollectivePermute | Opcode::CollectivePermuteStart => {
                 let Attrs::CollectivePermute(attrs) = &self.module.instr(instr).attrs else {
                     return Err(self.error(instr, "a collective-permute without its pairs"));
@@ -147,9 +149,12 @@ impl Evaluator<'_> {
                     .iter()
                     .find(|&&(_, target)| target == me)
                 {
-                    Some(&(source, _)) => parts.get(source as usize).cloned().ok_or_else(|| {
-                        self.error(instr, format!("source {source} is outside the grid"))
-                    })?,
+                    Some(&(source, _)) => parts
+                        .get(source as usize)
+                        .map(|tensors| tensors.iter().map(|&t| t.clone()).collect())
+                        .ok_or_else(|| {
+                            self.error(instr, format!("source {source} is outside the grid"))
+                        })?,
                     // No pair sends here: zeros.
                     None => parts[position]
                         .iter()
@@ -265,10 +270,20 @@ impl Evaluator<'_> {
 
 /// The bytes a device receives in a collective under a ring algorithm (see
 /// [`Link`](super::Link)).
-fn received_bytes(opcode: Opcode, parts: &[Vec<Tensor>], result: &[Tensor], members: usize) -> f64 {
+fn received_bytes(
+    opcode: Opcode,
+    parts: &[Vec<&Tensor>],
+    result: &[Tensor],
+    members: usize,
+) -> f64 {
     let total = |tensors: &[Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
+    let total_borrowed =
+        |tensors: &[&Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
     let share = (members.saturating_sub(1)) as f64 / members.max(1) as f64;
-    let (sent, got) = (parts.first().map_or(0.0, |p| total(p)), total(result));
+    let (sent, got) = (
+        parts.first().map_or(0.0, |p| total_borrowed(p)),
+        total(result),
+    );
     match opcode {
         Opcode::AllReduce | Opcode::AllReduceStart => 2.0 * share * sent,
         Opcode::AllGather | Opcode::AllGatherStart | Opcode::ReduceScatter | Opcode::AllToAll => {
@@ -285,10 +300,10 @@ fn pack(operands: Vec<Value>) -> Value {
 }
 
 /// A contribution back as its arrays.
-fn unpack(value: &Arc<Value>) -> Option<Vec<Tensor>> {
+fn unpack(value: &Arc<Value>) -> Option<Vec<&Tensor>> {
     match value.as_ref() {
-        Value::Tuple(elements) => elements.iter().map(|e| e.as_tensor().cloned()).collect(),
-        Value::Tensor(t) => Some(vec![t.clone()]),
+        Value::Tuple(elements) => elements.iter().map(Value::as_tensor).collect(),
+        Value::Tensor(t) => Some(vec![t]),
         Value::Token | Value::InFlight(_) => None,
     }
 }

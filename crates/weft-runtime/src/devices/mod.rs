@@ -130,6 +130,8 @@ pub fn run_grid(
     }
     let fabric = Arc::new(fabric::Fabric::new(options.timeout));
     let origin = std::time::Instant::now();
+    let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
+    crate::evaluate::set_cores_per_device((cores / grid.len()).max(1));
     let outcomes: Vec<Result<Evaluation, RunError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = arguments
             .into_iter()
@@ -190,6 +192,7 @@ pub fn run_grid(
             })
             .collect()
     });
+    crate::evaluate::set_cores_per_device(0);
     let mut evaluations = Vec::with_capacity(outcomes.len());
     let mut first_error: Option<RunError> = None;
     for (index, outcome) in outcomes.into_iter().enumerate() {

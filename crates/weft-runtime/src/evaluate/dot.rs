@@ -158,17 +158,30 @@ fn floats32(t: &Tensor) -> Vec<f32> {
     crate::tensor::f32_values(&t.bytes)
 }
 
+/// How many cores one GEMM may use: 0 means all of them; a grid run
+/// shares the cores among its devices (see [`set_cores_per_device`]).
+static CORES_PER_GEMM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Lets each GEMM use `cores` threads (0: the machine's cores). A run on
+/// several devices gives each device its share, so devices do not fight
+/// over cores and their async streams keep room to run.
+pub(crate) fn set_cores_per_device(cores: usize) {
+    CORES_PER_GEMM.store(cores, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// How many threads a product of `m × k` by `k × n` is worth: one below
 /// about 50 MFLOP (thread start-up would cost more than it saves), else the
-/// machine's cores.
+/// cores a GEMM may use.
 fn gemm_threads(m: usize, k: usize, n: usize) -> usize {
     const PARALLEL_FLOPS: usize = 50_000_000;
     if 2 * m * k * n < PARALLEL_FLOPS || m < 2 {
         return 1;
     }
-    std::thread::available_parallelism()
-        .map_or(1, |p| p.get())
-        .min(m)
+    let cores = match CORES_PER_GEMM.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |p| p.get()),
+        cores => cores,
+    };
+    cores.min(m)
 }
 
 /// `c = a × b` for row-major `a` (rows × k), `b` (k × n) and `c` (rows × n).

@@ -1,7 +1,10 @@
 //! The evaluator: runs an HLO module's entry computation on one device.
 //!
 //! Each computation runs its instructions in execution order: the schedule
-//! of a scheduled module, XLA's post-order otherwise. A value lives in the
+//! of a scheduled module; otherwise the order the text gives them, when every
+//! operand is defined before its use (so a start written before the compute
+//! it should overlap starts first, as the programmer wrote it); otherwise
+//! XLA's post-order. A value lives in the
 //! environment of its computation until the computation returns. Called
 //! computations (loop bodies, branches, reducers, fusions) are run
 //! recursively with their arguments bound to their parameters.
@@ -27,6 +30,7 @@ mod reduce;
 mod structured;
 
 pub(crate) use data_movement::{concatenate, slice};
+pub(crate) use dot::set_cores_per_device;
 pub(crate) use elementwise::binary;
 
 use rustc_hash::FxHashMap;
@@ -273,7 +277,8 @@ impl<'m> Evaluator<'m> {
         }
         let order = match self.module.schedule.as_ref().and_then(|s| s.sequence(comp)) {
             Some(sequence) => sequence.to_vec(),
-            None => weft_ir::text::post_order(self.module, comp),
+            None => text_order(self.module, comp)
+                .unwrap_or_else(|| weft_ir::text::post_order(self.module, comp)),
         };
         let order = std::rc::Rc::new(order);
         self.orders.insert(comp, order.clone());
@@ -334,6 +339,29 @@ impl<'m> Evaluator<'m> {
             message: message.into(),
         }
     }
+}
+
+/// The instructions of `comp` in text order, if that order defines every
+/// operand before its users.
+fn text_order(module: &Module, comp: weft_ir::Comp) -> Option<Vec<Instr>> {
+    let body = &module.comp(comp).body;
+    let mut defined = rustc_hash::FxHashSet::default();
+    for &instr in body {
+        if module
+            .instr(instr)
+            .operands
+            .iter()
+            .any(|o| !defined.contains(o))
+        {
+            return None;
+        }
+        defined.insert(instr);
+    }
+    module
+        .comp(comp)
+        .root
+        .filter(|root| defined.contains(root))?;
+    Some(body.clone())
 }
 
 /// The bytes a value of `shape` occupies.
