@@ -66,7 +66,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         ..PrintOptions::long()
     };
     if !args.json {
-        println!(
+        say!(
             "{:<48} {:>9} {:>10} {:>12} {:>9} {:>10} {:>12} {:>10} {:>9}",
             "file",
             "lines",
@@ -134,13 +134,13 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         let peak = peak_rss_bytes().unwrap_or(0);
         let name = path.display().to_string();
         if args.json {
-            println!(
+            say!(
                 "{{\"file\": {:?}, \"lines\": {lines}, \"bytes\": {bytes}, \"parse_ms\": {parse:.3}, \"print_ms\": {print:.3}, \"verify_ms\": {verify:.3}, \"printed_bytes\": {printed}, \"peak_rss_bytes\": {peak}}}",
                 name
             );
         } else {
             let per_second = |ms: f64| lines as f64 / (ms / 1e3);
-            println!(
+            say!(
                 "{:<48} {:>9} {:>10.1} {:>12.0} {:>9.1} {:>10.1} {:>12.0} {:>10.1} {:>9.0}",
                 shorten(&name, 48),
                 lines,

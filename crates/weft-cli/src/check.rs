@@ -47,7 +47,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 all_clean = false;
                 match args.format {
                     Format::Human => eprintln!("error: {e}"),
-                    Format::Json => println!(
+                    Format::Json => say!(
                         "{{\"file\":{},\"rule\":\"io\",\"message\":{}}}",
                         json_string(&path.display().to_string()),
                         json_string(&e)
@@ -68,7 +68,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         for error in &errors {
             match args.format {
                 Format::Human => eprint!("{}", error.diagnostic.render(&source.name, &source.text)),
-                Format::Json => println!("{}", json_error(&source.name, &source.text, error)),
+                Format::Json => say!("{}", json_error(&source.name, &source.text, error)),
             }
         }
         match args.format {
@@ -80,7 +80,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                     eprintln!("{}: {} error{plural}", source.name, errors.len());
                 }
             }
-            Format::Json => println!(
+            Format::Json => say!(
                 "{{\"file\":{},\"summary\":true,\"errors\":{},\"{unit}\":{count}}}",
                 json_string(&source.name),
                 errors.len()

@@ -80,3 +80,13 @@ pub fn write_with(
         }
     }
 }
+
+/// Writes a line to standard output. A closed output (`weft run … | head`)
+/// ends the program quietly, as it ends other Unix tools, instead of
+/// failing or panicking.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{line}").is_err() {
+        std::process::exit(0);
+    }
+}

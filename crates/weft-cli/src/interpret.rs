@@ -58,11 +58,11 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
             Outcome::Passed => passed += 1,
             Outcome::Failed(message) => {
                 failed += 1;
-                println!("{}:{line}: case {index} FAILED: {message}", source.name);
+                say!("{}:{line}: case {index} FAILED: {message}", source.name);
             }
             Outcome::NeedsProcessGrid => {
                 grid += 1;
-                println!(
+                say!(
                     "{}:{line}: case {index} NOT RUN: interpreter.run_parallel needs several processes (not supported yet)",
                     source.name
                 );
@@ -73,7 +73,7 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     if grid > 0 {
         summary.push_str(&format!(", {grid} not run (interpreter.run_parallel)"));
     }
-    println!("{summary}");
+    say!("{summary}");
     if failed > 0 || grid > 0 {
         ExitCode::FAILURE
     } else {
@@ -134,9 +134,9 @@ fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Out
         Ok(evaluation) => {
             if verbose {
                 for line in &evaluation.printed {
-                    println!("  print: {line}");
+                    say!("  print: {line}");
                 }
-                println!("  result: {}", evaluation.result.describe());
+                say!("  result: {}", evaluation.result.describe());
             }
             match evaluation.check_failures.first() {
                 None => Outcome::Passed,

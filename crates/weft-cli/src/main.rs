@@ -3,6 +3,13 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `println!` that ends the program quietly when standard output is closed.
+macro_rules! say {
+    ($($arguments:tt)*) => {
+        $crate::input::say(format_args!($($arguments)*))
+    };
+}
+
 mod bench;
 mod check;
 mod convert;

@@ -140,7 +140,7 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     }
     let evaluation = evaluation.expect("at least one run");
     for line in &evaluation.printed {
-        println!("print: {line}");
+        say!("print: {line}");
     }
     for failure in &evaluation.check_failures {
         eprintln!("check failed: {failure}");
@@ -149,7 +149,7 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     let mut outputs = Vec::new();
     flatten(result, &mut outputs);
     for (index, output) in outputs.iter().enumerate() {
-        println!("out{index}: {}", summary(output));
+        say!("out{index}: {}", summary(output));
     }
     if !evaluation.check_failures.is_empty() {
         return Err(format!(
@@ -273,8 +273,8 @@ fn execute_grid(
     let evaluations = weft_runtime::devices::run_grid(module, grid, per_device, options)
         .map_err(|e| located(&e, source, map))?;
     let step = start.elapsed().as_secs_f64() * 1e3;
-    println!("step time: {step:.3} ms");
-    println!(
+    say!("step time: {step:.3} ms");
+    say!(
         "  {devices} devices ({} replica(s) x {} partition(s)), link {}",
         grid.replicas,
         grid.partitions,
@@ -287,10 +287,10 @@ fn execute_grid(
             None => "unpaced".to_string(),
         }
     );
-    println!("  device   compute ms   communication ms   exposed ms   overlap");
+    say!("  device   compute ms   communication ms   exposed ms   overlap");
     for (device, evaluation) in evaluations.iter().enumerate() {
         let timeline = &evaluation.timeline;
-        println!(
+        say!(
             "  {device:>6} {:>12.3} {:>18.3} {:>12.3} {:>8.1}%",
             timeline.compute().as_secs_f64() * 1e3,
             timeline.communication.as_secs_f64() * 1e3,
@@ -320,11 +320,11 @@ fn execute_grid(
         .collect();
     for (index, output) in stacked.iter().enumerate() {
         match output {
-            Some(tensor) => println!(
+            Some(tensor) => say!(
                 "out{index}: {} (stacked over devices)",
                 summary(&Value::Tensor(tensor.clone()))
             ),
-            None => println!("out{index}: {}", outputs[0][index].describe()),
+            None => say!("out{index}: {}", outputs[0][index].describe()),
         }
     }
     if let Some(dir) = &args.out {
