@@ -41,6 +41,13 @@
 //!   first as a `// warning: …` line; it must equal
 //!   `<file>.stablehlo.expected`, verify clean, print as a fixed point, and
 //!   lower back to an HLO module that verifies.
+//! - `run` on an HLO file: run the module on its devices (the module's
+//!   `replica_count` × `num_partitions`, one device by default) with seeded
+//!   inputs, the link model off, and the collective timeout of a `// timeout:
+//!   SECONDS` header line (default 2). With `// error: <text>` comments the
+//!   run must fail and its message contain each text; the message goes to
+//!   `<file>.run.expected`. Without them it must succeed, and the outputs'
+//!   shapes and values go there.
 //! - `check` on a `.mlir` file works as on an HLO file (below), with the
 //!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
@@ -136,6 +143,7 @@ enum Command {
     AsyncStyle { pairs: bool },
     ConvertToHlo,
     ConvertToStablehlo,
+    Run,
     Error,
     Check,
 }
@@ -158,7 +166,8 @@ impl Format {
 }
 
 impl Command {
-    const ALL: [Command; 12] = [
+    const ALL: [Command; 13] = [
+        Command::Run,
         Command::ConvertToStablehlo,
         Command::MlirFmt { generic: false },
         Command::MlirFmt { generic: true },
@@ -213,6 +222,10 @@ impl Command {
                 None => Ok(Command::Error),
                 Some(w) => Err(format!("`error` takes no arguments, got `{w}`")),
             },
+            Some("run") => match words.next() {
+                None => Ok(Command::Run),
+                Some(w) => Err(format!("`run` takes no arguments, got `{w}`")),
+            },
             Some("convert") => match (words.next(), words.next(), words.next()) {
                 (Some("--to"), Some("stablehlo"), None) => Ok(Command::ConvertToStablehlo),
                 _ => Err("expected `convert --to stablehlo` for an HLO file".to_string()),
@@ -250,6 +263,7 @@ impl Command {
             Command::AsyncStyle { pairs: true } => "fmt --async-style=pairs".to_string(),
             Command::ConvertToHlo => "convert --to hlo".to_string(),
             Command::ConvertToStablehlo => "convert --to stablehlo".to_string(),
+            Command::Run => "run".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -274,6 +288,7 @@ impl Command {
             Command::AsyncStyle { pairs: true } => "pairs",
             Command::ConvertToHlo => "hlo",
             Command::ConvertToStablehlo => "stablehlo",
+            Command::Run => "run",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -315,6 +330,7 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
             Command::AsyncStyle { pairs } => run_async_style(&rel, &source, pairs, &expected),
             Command::ConvertToHlo => run_convert_to_hlo(&rel, &source, &expected),
             Command::ConvertToStablehlo => run_convert_to_stablehlo(&rel, &source, &expected),
+            Command::Run => run_program(&rel, &source, &expected),
             Command::Check if Format::of(&path) == Format::Mlir => {
                 run_mlir_check(&rel, &source, &expected)
             }
@@ -668,6 +684,109 @@ fn run_convert_to_stablehlo(rel: &str, source: &str, expected: &Path) -> Result<
         Ok(())
     } else {
         Err(failures.join("\n\n").into())
+    }
+}
+
+/// The `// timeout: SECONDS` header value.
+fn timeout_directive(source: &str) -> f64 {
+    source
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// timeout:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(2.0)
+}
+
+fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    use weft_runtime::devices::{Grid, GridOptions, Link, run_grid};
+    let module = parse(source).map_err(|d| d.render(rel, source))?;
+    let grid = Grid {
+        replicas: module.config.replicas().max(1) as usize,
+        partitions: module.config.num_partitions.unwrap_or(1).max(1) as usize,
+    };
+    let entry = module.entry.ok_or("no entry computation")?;
+    let mut arguments = Vec::new();
+    for device in 0..grid.len() {
+        let mut random = weft_runtime::random::SplitMix64::new(device as u64);
+        let mut values = Vec::new();
+        for &param in &module.comp(entry).params {
+            let array = module
+                .shapes
+                .as_array(module.shape_of(param))
+                .ok_or("run filetests take array parameters")?;
+            values.push(weft_runtime::Value::Tensor(weft_runtime::random::tensor(
+                &mut random,
+                array.elem,
+                &array.dims,
+            )));
+        }
+        arguments.push(values);
+    }
+    let options = GridOptions {
+        timeout: std::time::Duration::from_secs_f64(timeout_directive(source)),
+        link: Link::UNPACED,
+        ..GridOptions::default()
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        run_grid(&module, grid, arguments, options)
+    }))
+    .map_err(|p| format!("the runtime panicked: {}", panic_message(&*p)))?;
+    let wanted: Vec<String> = source
+        .lines()
+        .filter_map(|l| {
+            l.find(ERROR_DIRECTIVE)
+                .map(|at| l[at + ERROR_DIRECTIVE.len()..].trim().to_string())
+        })
+        .collect();
+    let output = match (&outcome, wanted.is_empty()) {
+        (Ok(evaluations), true) => {
+            let mut text = String::from("ok\n");
+            for (device, evaluation) in evaluations.iter().enumerate() {
+                text.push_str(&format!(
+                    "device {device}: {}\n",
+                    describe_values(&evaluation.result)
+                ));
+            }
+            text
+        }
+        (Ok(_), false) => {
+            return Err(format!(
+                "the run succeeded, but it should fail with: {}",
+                wanted.join("; ")
+            )
+            .into());
+        }
+        (Err(error), true) => return Err(format!("the run failed: {error}").into()),
+        (Err(error), false) => {
+            let message = error.to_string();
+            if let Some(missing) = wanted.iter().find(|w| !message.contains(w.as_str())) {
+                return Err(format!("the error does not mention `{missing}`:\n{message}").into());
+            }
+            format!("{message}\n")
+        }
+    };
+    compare_or_bless(&output, expected).map_err(Into::into)
+}
+
+/// A value's shape and elements, for run expectations.
+fn describe_values(value: &weft_runtime::Value) -> String {
+    use weft_runtime::numbers::{Numbers, decode};
+    match value {
+        weft_runtime::Value::Tensor(tensor) => {
+            let numbers = match decode(tensor) {
+                Numbers::Float(v) => v.iter().map(|x| format!("{x}")).collect::<Vec<_>>(),
+                Numbers::Signed(v) => v.iter().map(i64::to_string).collect(),
+                Numbers::Unsigned(v) => v.iter().map(u64::to_string).collect(),
+                Numbers::Pred(v) => v.iter().map(bool::to_string).collect(),
+                Numbers::Complex(v) => v.iter().map(|c| format!("{c:?}")).collect(),
+            };
+            format!("{} {{{}}}", value.describe(), numbers.join(", "))
+        }
+        weft_runtime::Value::Tuple(elements) => {
+            let parts: Vec<String> = elements.iter().map(describe_values).collect();
+            format!("({})", parts.join(", "))
+        }
+        other => other.describe(),
     }
 }
 

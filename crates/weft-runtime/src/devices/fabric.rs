@@ -40,6 +40,9 @@ struct State {
     slots: HashMap<Key, Slot>,
     /// Why the run stopped, once a device has failed.
     aborted: Option<String>,
+    /// What each device is waiting at right now (by flattened id), for the
+    /// report when a rendezvous never completes.
+    waiting: std::collections::BTreeMap<usize, String>,
 }
 
 /// The rendezvous point of every collective of a run.
@@ -47,19 +50,41 @@ pub struct Fabric {
     state: Mutex<State>,
     changed: Condvar,
     timeout: Duration,
+    grid: super::groups::Grid,
 }
 
 impl Fabric {
-    /// A fabric whose rendezvous give up after `timeout`.
-    pub fn new(timeout: Duration) -> Fabric {
+    /// A fabric for `grid` whose rendezvous give up after `timeout`.
+    pub fn new(timeout: Duration, grid: super::groups::Grid) -> Fabric {
         Fabric {
             state: Mutex::new(State {
                 slots: HashMap::new(),
                 aborted: None,
+                waiting: std::collections::BTreeMap::new(),
             }),
             changed: Condvar::new(),
             timeout,
+            grid,
         }
+    }
+
+    /// Every device's state: where it waits, or that it is not in a
+    /// collective (computing, or finished).
+    fn report(&self, state: &State) -> String {
+        (0..self.grid.len())
+            .map(|id| {
+                let device = self.grid.device(id);
+                let doing = state.waiting.get(&id).map_or_else(
+                    || "is not in a collective (computing or finished)".to_string(),
+                    |w| format!("waits at {w}"),
+                );
+                format!(
+                    "  device {id} (replica {}, partition {}) {doing}",
+                    device.replica, device.partition
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Deposits `contribution` as member `position` of `group` in the
@@ -74,17 +99,21 @@ impl Fabric {
         what: &str,
     ) -> Result<Vec<Arc<Value>>, String> {
         let deadline = Instant::now() + self.timeout;
+        let me = self.grid.id(group[position]);
         let mut state = self
             .state
             .lock()
             .map_err(|_| "the fabric's lock was poisoned".to_string())?;
+        state
+            .waiting
+            .insert(me, format!("{what} (instance {})", key.occurrence));
         let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
             contributions: vec![None; group.len()],
             readers_left: group.len(),
         });
         if slot.contributions.len() != group.len() || slot.contributions[position].is_some() {
             return Err(format!(
-                "{what}: devices disagree about instance {} of this collective (group sizes or positions differ)",
+                "devices disagree about instance {} of this collective (group sizes or positions differ)",
                 key.occurrence
             ));
         }
@@ -92,7 +121,7 @@ impl Fabric {
         self.changed.notify_all();
         loop {
             if let Some(reason) = &state.aborted {
-                return Err(format!("{what}: stopped because {reason}"));
+                return Err(format!("stopped because {reason}"));
             }
             let slot = state
                 .slots
@@ -108,6 +137,7 @@ impl Fabric {
                 if slot.readers_left == 0 {
                     state.slots.remove(&key);
                 }
+                state.waiting.remove(&me);
                 return Ok(values);
             }
             let now = Instant::now();
@@ -117,14 +147,20 @@ impl Fabric {
                     .iter()
                     .zip(group)
                     .filter(|(c, _)| c.is_none())
-                    .map(|(_, d)| format!("(replica {}, partition {})", d.replica, d.partition))
+                    .map(|(_, d)| self.grid.id(*d).to_string())
                     .collect();
-                return Err(format!(
-                    "{what}: waited {:.1} s for {} of the group to arrive (instance {})",
+                let message = format!(
+                    "waited {:.1} s for device(s) {} of its group (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
                     self.timeout.as_secs_f64(),
                     missing.join(", "),
-                    key.occurrence
-                ));
+                    key.occurrence,
+                    super::EVERY_DEVICE,
+                    self.report(&state)
+                );
+                // The device keeps its waiting entry: every report of this
+                // deadlock shows the same state, whichever device gives up
+                // first.
+                return Err(message);
             }
             state = self
                 .changed

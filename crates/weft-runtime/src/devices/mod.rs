@@ -26,6 +26,9 @@ pub use groups::{DeviceId, Grid};
 use crate::evaluate::{Evaluation, Limits, RunError};
 use crate::tensor::Value;
 
+/// Where a fabric timeout's report of every device's state begins.
+pub(crate) const EVERY_DEVICE: &str = " Every device:";
+
 /// What a device knows about its place in the run.
 #[derive(Clone)]
 pub struct DeviceContext {
@@ -128,7 +131,7 @@ pub fn run_grid(
             ),
         });
     }
-    let fabric = Arc::new(fabric::Fabric::new(options.timeout));
+    let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
     let origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
     crate::evaluate::set_cores_per_device((cores / grid.len()).max(1));
@@ -200,7 +203,10 @@ pub fn run_grid(
             Ok(evaluation) => evaluations.push(evaluation),
             Err(mut error) => {
                 let consequence = error.message.contains("stopped because");
-                error.message = format!("device {index}: {}", error.message);
+                error.instruction = Some(match error.instruction.take() {
+                    Some(at) => format!("device {index}: {at}"),
+                    None => format!("device {index}"),
+                });
                 if first_error
                     .as_ref()
                     .is_none_or(|e| e.message.contains("stopped because") && !consequence)
@@ -211,6 +217,19 @@ pub fn run_grid(
         }
     }
     match first_error {
+        // A collective that never completed concerns every device: the
+        // report lists them all, not the one that happened to give up first.
+        Some(error) if error.message.contains(EVERY_DEVICE) => {
+            let states = error.message.split(EVERY_DEVICE).nth(1).unwrap_or_default();
+            Err(RunError {
+                instruction: None,
+                instr: None,
+                message: format!(
+                    "no collective completed within {:.1} s: a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
+                    options.timeout.as_secs_f64()
+                ),
+            })
+        }
         Some(error) => Err(error),
         None => Ok(evaluations),
     }
