@@ -125,9 +125,7 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     let mut evaluation = None;
     for _ in 0..repeat {
         let start = std::time::Instant::now();
-        let limits = weft_runtime::Limits {
-            max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
-        };
+        let limits = limits(args);
         evaluation = Some(
             weft_runtime::run_with(&module, arguments.clone(), limits)
                 .map_err(|e| located(&e, &source, map.as_ref()))?,
@@ -170,6 +168,13 @@ fn execute(args: &RunArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The runtime's limits from the flags.
+fn limits(args: &RunArgs) -> weft_runtime::Limits {
+    weft_runtime::Limits {
+        max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
+    }
 }
 
 /// The device grid: from the flags, else from the module.
@@ -264,9 +269,7 @@ fn execute_grid(
     };
     let options = weft_runtime::devices::GridOptions {
         timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
-        limits: weft_runtime::Limits {
-            max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
-        },
+        limits: limits(args),
         link,
     };
     let start = std::time::Instant::now();

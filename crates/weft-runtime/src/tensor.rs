@@ -141,6 +141,17 @@ impl Tensor {
         }
     }
 
+    /// Element `index` as a scalar tensor (what a reducer or comparator
+    /// computation receives).
+    pub fn element(&self, index: usize) -> Tensor {
+        let size = self.element_size();
+        Tensor {
+            elem: self.elem,
+            dims: Vec::new(),
+            bytes: self.bytes[index * size..(index + 1) * size].to_vec(),
+        }
+    }
+
     /// The same elements under other dimensions of the same element count.
     pub fn reshaped(mut self, dims: &[i64]) -> Tensor {
         debug_assert_eq!(element_count(dims), self.len());

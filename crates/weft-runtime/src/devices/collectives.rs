@@ -251,13 +251,7 @@ impl Evaluator<'_> {
         let size = a.element_size();
         let mut out = a.clone();
         for i in 0..a.len() {
-            let scalar = |t: &Tensor| {
-                Value::Tensor(Tensor {
-                    elem: t.elem,
-                    dims: Vec::new(),
-                    bytes: t.bytes[i * size..(i + 1) * size].to_vec(),
-                })
-            };
+            let scalar = |t: &Tensor| Value::Tensor(t.element(i));
             let combined = self.call(reducer, vec![scalar(a), scalar(b)])?;
             let combined = combined
                 .as_tensor()

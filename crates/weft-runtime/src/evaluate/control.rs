@@ -166,6 +166,26 @@ impl Evaluator<'_> {
         Ok(Value::Tuple(slots))
     }
 
+    /// The value of a start of `shape`: `slots` (operands, result), then its
+    /// context slots as zeros.
+    fn start_value(
+        &self,
+        instr: Instr,
+        shape: Shape,
+        mut slots: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let context: Vec<Shape> = self
+            .module
+            .shapes
+            .tuple_elements(shape)
+            .map(|e| e.iter().skip(slots.len()).copied().collect())
+            .unwrap_or_default();
+        for slot in context {
+            slots.push(self.zeros(instr, slot)?);
+        }
+        Ok(Value::Tuple(slots))
+    }
+
     /// A value of zeros of `shape`.
     fn zeros(&self, instr: Instr, shape: Shape) -> Result<Value, RunError> {
         if let Some(elements) = self.module.shapes.tuple_elements(shape) {
@@ -244,17 +264,7 @@ impl Evaluator<'_> {
                 } else {
                     operand.clone()
                 };
-                let mut slots = vec![operand, result];
-                let extra: Vec<Shape> = self
-                    .module
-                    .shapes
-                    .tuple_elements(shape)
-                    .map(|e| e.iter().skip(2).copied().collect())
-                    .unwrap_or_default();
-                for context in extra {
-                    slots.push(self.zeros(instr, context)?);
-                }
-                Ok(Value::Tuple(slots))
+                self.start_value(instr, shape, vec![operand, result])
             }
             O::AllGatherDone | O::CollectivePermuteDone | O::CopyDone => {
                 match arguments.into_iter().next() {
@@ -293,17 +303,7 @@ impl Evaluator<'_> {
                     Value::Tuple(arguments.clone())
                 };
                 let result = self.start_on_stream(instr, data.opcode, arguments)?;
-                let mut slots = vec![operand, result];
-                let extra: Vec<Shape> = self
-                    .module
-                    .shapes
-                    .tuple_elements(shape)
-                    .map(|e| e.iter().skip(2).copied().collect())
-                    .unwrap_or_default();
-                for context in extra {
-                    slots.push(self.zeros(instr, context)?);
-                }
-                Ok(Value::Tuple(slots))
+                self.start_value(instr, shape, vec![operand, result])
             }
             O::AllReduceDone => {
                 let value = arguments

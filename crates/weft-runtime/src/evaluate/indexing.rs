@@ -182,10 +182,10 @@ impl Evaluator<'_> {
             let at = offset(&target, &operand_dims);
             let mut arguments = Vec::with_capacity(2 * results.len());
             for result in &results {
-                arguments.push(Value::Tensor(scalar_of(result, at)));
+                arguments.push(Value::Tensor(result.element(at)));
             }
             for update in updates {
-                arguments.push(Value::Tensor(scalar_of(update, linear)));
+                arguments.push(Value::Tensor(update.element(linear)));
             }
             let combined = self.call(combiner, arguments)?;
             let combined = match combined {
@@ -205,14 +205,5 @@ impl Evaluator<'_> {
         } else {
             Value::Tuple(results.into_iter().map(Value::Tensor).collect())
         })
-    }
-}
-
-fn scalar_of(tensor: &Tensor, index: usize) -> Tensor {
-    let size = tensor.element_size();
-    Tensor {
-        elem: tensor.elem,
-        dims: Vec::new(),
-        bytes: tensor.bytes[index * size..(index + 1) * size].to_vec(),
     }
 }

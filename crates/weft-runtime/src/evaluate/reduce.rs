@@ -67,7 +67,7 @@ impl Evaluator<'_> {
             for position in 0..block {
                 let mut arguments = accumulators;
                 for input in &arranged {
-                    arguments.push(Value::Tensor(scalar_at(input, output * block + position)));
+                    arguments.push(Value::Tensor(input.element(output * block + position)));
                 }
                 let value = self.call(reducer, arguments)?;
                 accumulators = match value {
@@ -112,13 +112,27 @@ impl Evaluator<'_> {
     }
 }
 
-/// Element `index` of `tensor` as a scalar.
-fn scalar_at(tensor: &Tensor, index: usize) -> Tensor {
-    let size = tensor.element_size();
-    Tensor {
-        elem: tensor.elem,
-        dims: Vec::new(),
-        bytes: tensor.bytes[index * size..(index + 1) * size].to_vec(),
+/// How a native fold groups its input: which elements each result folds.
+pub(crate) trait Folder {
+    /// One folded value per result, each starting from `init`.
+    fn fold<T: Copy>(&self, values: &[T], init: T, combine: impl Fn(T, T) -> T) -> Vec<T>;
+}
+
+/// `reduce`'s grouping: contiguous blocks of `block` elements.
+struct Blocks {
+    outputs: usize,
+    block: usize,
+}
+
+impl Folder for Blocks {
+    fn fold<T: Copy>(&self, values: &[T], init: T, combine: impl Fn(T, T) -> T) -> Vec<T> {
+        (0..self.outputs)
+            .map(|o| {
+                values[o * self.block..(o + 1) * self.block]
+                    .iter()
+                    .fold(init, |acc, &x| combine(acc, x))
+            })
+            .collect()
     }
 }
 
@@ -131,11 +145,23 @@ fn fold(
     block: usize,
     out_dims: &[i64],
 ) -> Option<Tensor> {
-    let numbers = decode(input);
-    let init_numbers = decode(init);
-    let folded = match (numbers, init_numbers) {
+    fold_natively(op, input, init, out_dims, &Blocks { outputs, block })
+}
+
+/// The simple reducer `op` folded natively in the arithmetic domain (`f64`
+/// for floats, NaN propagating through maximum and minimum), each result
+/// over the elements `folder` gives it; `None` when `op` has no native form
+/// for the element type.
+pub(crate) fn fold_natively(
+    op: Opcode,
+    input: &Tensor,
+    init: &Tensor,
+    out_dims: &[i64],
+    folder: &impl Folder,
+) -> Option<Tensor> {
+    let folded = match (decode(input), decode(init)) {
         (Numbers::Float(v), Numbers::Float(i)) => {
-            let f: fn(f64, f64) -> f64 = match op {
+            let combine: fn(f64, f64) -> f64 = match op {
                 Opcode::Add => |a, b| a + b,
                 Opcode::Multiply => |a, b| a * b,
                 Opcode::Maximum => |a, b| {
@@ -154,18 +180,10 @@ fn fold(
                 },
                 _ => return None,
             };
-            Numbers::Float(
-                (0..outputs)
-                    .map(|o| {
-                        v[o * block..(o + 1) * block]
-                            .iter()
-                            .fold(i[0], |acc, &x| f(acc, x))
-                    })
-                    .collect(),
-            )
+            Numbers::Float(folder.fold(&v, i[0], combine))
         }
         (Numbers::Signed(v), Numbers::Signed(i)) => {
-            let f: fn(i64, i64) -> i64 = match op {
+            let combine: fn(i64, i64) -> i64 = match op {
                 Opcode::Add => i64::wrapping_add,
                 Opcode::Multiply => i64::wrapping_mul,
                 Opcode::Maximum => i64::max,
@@ -174,18 +192,10 @@ fn fold(
                 Opcode::Or => |a, b| a | b,
                 _ => return None,
             };
-            Numbers::Signed(
-                (0..outputs)
-                    .map(|o| {
-                        v[o * block..(o + 1) * block]
-                            .iter()
-                            .fold(i[0], |acc, &x| f(acc, x))
-                    })
-                    .collect(),
-            )
+            Numbers::Signed(folder.fold(&v, i[0], combine))
         }
         (Numbers::Unsigned(v), Numbers::Unsigned(i)) => {
-            let f: fn(u64, u64) -> u64 = match op {
+            let combine: fn(u64, u64) -> u64 = match op {
                 Opcode::Add => u64::wrapping_add,
                 Opcode::Multiply => u64::wrapping_mul,
                 Opcode::Maximum => u64::max,
@@ -194,31 +204,15 @@ fn fold(
                 Opcode::Or => |a, b| a | b,
                 _ => return None,
             };
-            Numbers::Unsigned(
-                (0..outputs)
-                    .map(|o| {
-                        v[o * block..(o + 1) * block]
-                            .iter()
-                            .fold(i[0], |acc, &x| f(acc, x))
-                    })
-                    .collect(),
-            )
+            Numbers::Unsigned(folder.fold(&v, i[0], combine))
         }
         (Numbers::Pred(v), Numbers::Pred(i)) => {
-            let f: fn(bool, bool) -> bool = match op {
+            let combine: fn(bool, bool) -> bool = match op {
                 Opcode::And | Opcode::Minimum | Opcode::Multiply => |a, b| a & b,
                 Opcode::Or | Opcode::Maximum | Opcode::Add => |a, b| a | b,
                 _ => return None,
             };
-            Numbers::Pred(
-                (0..outputs)
-                    .map(|o| {
-                        v[o * block..(o + 1) * block]
-                            .iter()
-                            .fold(i[0], |acc, &x| f(acc, x))
-                    })
-                    .collect(),
-            )
+            Numbers::Pred(folder.fold(&v, i[0], combine))
         }
         _ => return None,
     };

@@ -434,8 +434,8 @@ impl Evaluator<'_> {
                     None => merge_sort(&mut line, &mut |a, b| {
                         let mut arguments = Vec::with_capacity(2 * operands.len());
                         for operand in operands {
-                            arguments.push(Value::Tensor(scalar_at(operand, a)));
-                            arguments.push(Value::Tensor(scalar_at(operand, b)));
+                            arguments.push(Value::Tensor(operand.element(a)));
+                            arguments.push(Value::Tensor(operand.element(b)));
                         }
                         self.call_predicate(instr, comparator, arguments)
                     })?,
@@ -600,7 +600,7 @@ impl Evaluator<'_> {
                 arguments.extend(
                     inputs
                         .iter()
-                        .map(|input| Value::Tensor(scalar_at(input, element))),
+                        .map(|input| Value::Tensor(input.element(element))),
                 );
                 match self.call_for_arrays(instr, reducer, arguments, count) {
                     Ok(values) => accumulators = values,
@@ -687,8 +687,8 @@ impl Evaluator<'_> {
                         instr,
                         select,
                         vec![
-                            Value::Tensor(scalar_at(operand, selected)),
-                            Value::Tensor(scalar_at(operand, candidate)),
+                            Value::Tensor(operand.element(selected)),
+                            Value::Tensor(operand.element(candidate)),
                         ],
                     ),
                 };
@@ -702,8 +702,8 @@ impl Evaluator<'_> {
                 }
             }
             let arguments = vec![
-                Value::Tensor(scalar_at(&result, selected)),
-                Value::Tensor(scalar_at(source, source_index)),
+                Value::Tensor(result.element(selected)),
+                Value::Tensor(source.element(source_index)),
             ];
             let combined = self
                 .call_for_arrays(instr, scatter, arguments, 1)
@@ -736,7 +736,7 @@ impl Evaluator<'_> {
         for index in 0..result.len() {
             let arguments = operands
                 .iter()
-                .map(|t| Value::Tensor(scalar_at(t, index)))
+                .map(|t| Value::Tensor(t.element(index)))
                 .collect();
             let value = self.call_for_arrays(instr, computation, arguments, 1)?;
             store(&mut result, index, &value[0]).map_err(|message| self.error(instr, message))?;
@@ -746,16 +746,6 @@ impl Evaluator<'_> {
 }
 
 // ----- element access -----
-
-/// Element `index` of `tensor` as a scalar.
-fn scalar_at(tensor: &Tensor, index: usize) -> Tensor {
-    let size = tensor.element_size();
-    Tensor {
-        elem: tensor.elem,
-        dims: Vec::new(),
-        bytes: tensor.bytes[index * size..(index + 1) * size].to_vec(),
-    }
-}
 
 /// Writes the scalar `value` at element `index` of `target`.
 fn store(target: &mut Tensor, index: usize, value: &Tensor) -> Result<(), String> {
@@ -1151,24 +1141,13 @@ impl WindowGeometry {
     }
 }
 
-/// `reduce-window` of one input by a simple reducer, folded natively in the
-/// arithmetic domain (as `reduce` does: `f64` for floats).
-fn fold_windows(
-    op: Opcode,
-    input: &Tensor,
-    init: &Tensor,
-    geometry: &WindowGeometry,
-) -> Option<Tensor> {
-    fn fold<T: Copy>(
-        values: &[T],
-        init: T,
-        geometry: &WindowGeometry,
-        combine: impl Fn(T, T) -> T,
-    ) -> Vec<T> {
-        let mut out = Vec::with_capacity(element_count(&geometry.output_dims));
+/// `reduce-window`'s grouping: the real elements of each output's window.
+impl super::reduce::Folder for WindowGeometry {
+    fn fold<T: Copy>(&self, values: &[T], init: T, combine: impl Fn(T, T) -> T) -> Vec<T> {
+        let mut out = Vec::with_capacity(element_count(&self.output_dims));
         let mut elements = Vec::new();
-        geometry.for_each_output(|_, index| {
-            geometry.elements(index, &mut elements);
+        self.for_each_output(|_, index| {
+            self.elements(index, &mut elements);
             out.push(
                 elements
                     .iter()
@@ -1177,64 +1156,17 @@ fn fold_windows(
         });
         out
     }
-    let folded = match (decode(input), decode(init)) {
-        (Numbers::Float(v), Numbers::Float(i)) => {
-            let combine: fn(f64, f64) -> f64 = match op {
-                Opcode::Add => |a, b| a + b,
-                Opcode::Multiply => |a, b| a * b,
-                Opcode::Maximum => |a, b| {
-                    if a.is_nan() || b.is_nan() {
-                        f64::NAN
-                    } else {
-                        a.max(b)
-                    }
-                },
-                Opcode::Minimum => |a, b| {
-                    if a.is_nan() || b.is_nan() {
-                        f64::NAN
-                    } else {
-                        a.min(b)
-                    }
-                },
-                _ => return None,
-            };
-            Numbers::Float(fold(&v, i[0], geometry, combine))
-        }
-        (Numbers::Signed(v), Numbers::Signed(i)) => {
-            let combine: fn(i64, i64) -> i64 = match op {
-                Opcode::Add => i64::wrapping_add,
-                Opcode::Multiply => i64::wrapping_mul,
-                Opcode::Maximum => i64::max,
-                Opcode::Minimum => i64::min,
-                Opcode::And => |a, b| a & b,
-                Opcode::Or => |a, b| a | b,
-                _ => return None,
-            };
-            Numbers::Signed(fold(&v, i[0], geometry, combine))
-        }
-        (Numbers::Unsigned(v), Numbers::Unsigned(i)) => {
-            let combine: fn(u64, u64) -> u64 = match op {
-                Opcode::Add => u64::wrapping_add,
-                Opcode::Multiply => u64::wrapping_mul,
-                Opcode::Maximum => u64::max,
-                Opcode::Minimum => u64::min,
-                Opcode::And => |a, b| a & b,
-                Opcode::Or => |a, b| a | b,
-                _ => return None,
-            };
-            Numbers::Unsigned(fold(&v, i[0], geometry, combine))
-        }
-        (Numbers::Pred(v), Numbers::Pred(i)) => {
-            let combine: fn(bool, bool) -> bool = match op {
-                Opcode::And | Opcode::Minimum | Opcode::Multiply => |a, b| a & b,
-                Opcode::Or | Opcode::Maximum | Opcode::Add => |a, b| a | b,
-                _ => return None,
-            };
-            Numbers::Pred(fold(&v, i[0], geometry, combine))
-        }
-        _ => return None,
-    };
-    Some(encode(init.elem, &geometry.output_dims, &folded))
+}
+
+/// `reduce-window` of one input by a simple reducer, folded natively in the
+/// arithmetic domain (as `reduce` does: `f64` for floats).
+fn fold_windows(
+    op: Opcode,
+    input: &Tensor,
+    init: &Tensor,
+    geometry: &WindowGeometry,
+) -> Option<Tensor> {
+    super::reduce::fold_natively(op, input, init, &geometry.output_dims, geometry)
 }
 
 // ----- reduce-precision -----
