@@ -98,6 +98,12 @@ impl PartialEq for InFlight {
 }
 
 impl Tensor {
+    /// A tensor of `dims` holding `bytes` (row-major, see the module docs).
+    pub fn new(elem: ElementType, dims: Vec<i64>, bytes: Vec<u8>) -> Tensor {
+        debug_assert_eq!(bytes.len(), element_count(&dims) * storage_bytes(elem));
+        Tensor { elem, dims, bytes }
+    }
+
     /// A tensor of zeros.
     pub fn zeros(elem: ElementType, dims: &[i64]) -> Tensor {
         let count = element_count(dims);
