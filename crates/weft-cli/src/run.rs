@@ -378,10 +378,12 @@ fn read_shards(
     }
     let per_device = tensor.bytes.len() / devices.max(1);
     Ok((0..devices)
-        .map(|d| Tensor {
-            elem: tensor.elem,
-            dims: array.dims.to_vec(),
-            bytes: tensor.bytes[d * per_device..(d + 1) * per_device].to_vec(),
+        .map(|d| {
+            Tensor::new(
+                tensor.elem,
+                array.dims.to_vec(),
+                tensor.bytes[d * per_device..(d + 1) * per_device].to_vec(),
+            )
         })
         .collect())
 }

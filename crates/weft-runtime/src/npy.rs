@@ -147,7 +147,7 @@ pub fn read(bytes: &[u8], expected: Option<ElementType>) -> Result<Tensor, NpyEr
     Ok(Tensor {
         elem,
         dims,
-        bytes: data[..want].to_vec(),
+        bytes: data[..want].to_vec().into(),
     })
 }
 

@@ -196,7 +196,7 @@ pub fn encode(elem: ElementType, dims: &[i64], numbers: &Numbers) -> Tensor {
     Tensor {
         elem,
         dims: dims.to_vec(),
-        bytes,
+        bytes: bytes.into(),
     }
 }
 

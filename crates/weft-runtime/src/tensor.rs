@@ -17,7 +17,62 @@ pub struct Tensor {
     /// The size of each dimension.
     pub dims: Vec<i64>,
     /// The elements, row-major.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
+}
+
+/// A tensor's elements, shared between the values that hold them and copied
+/// only when one of them writes (copy-on-write).
+///
+/// Why: values flow through tuples, loop state, collectives and async
+/// streams; each of those used to clone every byte, and on a machine with
+/// fewer cores than devices those copies competed with the compute the
+/// asynchronous collectives are meant to overlap. Cloning a `Bytes` is a
+/// reference-count increment; `DerefMut` copies only while another holder
+/// still shares the buffer.
+#[derive(Clone, Default, PartialEq)]
+pub struct Bytes(std::sync::Arc<Vec<u8>>);
+
+impl Bytes {
+    /// The bytes as an owned vector: free when this is the only holder.
+    pub fn into_vec(self) -> Vec<u8> {
+        std::sync::Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+
+    /// Whether `self` and `other` are the same buffer (not merely equal).
+    pub fn shares_buffer_with(&self, other: &Bytes) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(bytes: Vec<u8>) -> Bytes {
+        Bytes(std::sync::Arc::new(bytes))
+    }
+}
+
+impl FromIterator<u8> for Bytes {
+    fn from_iter<I: IntoIterator<Item = u8>>(bytes: I) -> Bytes {
+        Bytes::from(bytes.into_iter().collect::<Vec<u8>>())
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Bytes {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// What an instruction produces.
@@ -101,7 +156,11 @@ impl Tensor {
     /// A tensor of `dims` holding `bytes` (row-major, see the module docs).
     pub fn new(elem: ElementType, dims: Vec<i64>, bytes: Vec<u8>) -> Tensor {
         debug_assert_eq!(bytes.len(), element_count(&dims) * storage_bytes(elem));
-        Tensor { elem, dims, bytes }
+        Tensor {
+            elem,
+            dims,
+            bytes: bytes.into(),
+        }
     }
 
     /// A tensor of zeros.
@@ -110,7 +169,7 @@ impl Tensor {
         Tensor {
             elem,
             dims: dims.to_vec(),
-            bytes: vec![0; count * storage_bytes(elem)],
+            bytes: vec![0; count * storage_bytes(elem)].into(),
         }
     }
 
@@ -134,7 +193,7 @@ impl Tensor {
         Tensor {
             elem: array.elem,
             dims: array.dims.clone(),
-            bytes: array.data.clone(),
+            bytes: array.data.clone().into(),
         }
     }
 
@@ -143,7 +202,7 @@ impl Tensor {
         ArrayLiteral {
             elem: self.elem,
             dims: self.dims.clone(),
-            data: self.bytes.clone(),
+            data: self.bytes.to_vec(),
         }
     }
 
@@ -154,7 +213,7 @@ impl Tensor {
         Tensor {
             elem: self.elem,
             dims: Vec::new(),
-            bytes: self.bytes[index * size..(index + 1) * size].to_vec(),
+            bytes: self.bytes[index * size..(index + 1) * size].to_vec().into(),
         }
     }
 

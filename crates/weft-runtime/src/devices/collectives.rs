@@ -80,10 +80,12 @@ impl Evaluator<'_> {
         let what = self.error(instr, "").instruction.unwrap_or_default();
         let contribution = pack(operands);
         let exchange_started = std::time::Instant::now();
-        let contributions = device
+        let exchanged = device
             .fabric
             .exchange(key, &group, position, contribution, &what)
             .map_err(|message| self.error(instr, message))?;
+        let contributions = exchanged.contributions;
+        let group_met = std::time::Instant::now();
         // Borrowed from the shared contributions: no copies of other
         // devices' data until a result needs one.
         let parts: Vec<Vec<&Tensor>> = contributions
@@ -92,22 +94,35 @@ impl Evaluator<'_> {
             .collect::<Option<_>>()
             .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
         let result = match opcode {
-            Opcode::AllReduce | Opcode::AllReduceStart => {
-                let reducer = self.callee(instr, 0)?;
-                let mut reduced = Vec::new();
-                for operand in 0..parts[0].len() {
-                    reduced.push(self.fold(instr, reducer, parts.iter().map(|p| p[operand]))?);
-                }
-                reduced
-            }
+            // Every member gets the same result: computed once for the group.
+            Opcode::AllReduce | Opcode::AllReduceStart => exchanged
+                .group_result
+                .get_or_init(|| {
+                    let reducer = self.callee(instr, 0).map_err(|e| e.message)?;
+                    (0..parts[0].len())
+                        .map(|operand| {
+                            self.fold(instr, reducer, parts.iter().map(|p| p[operand]))
+                                .map_err(|e| e.message)
+                        })
+                        .collect()
+                })
+                .clone()
+                .map_err(|message| self.error(instr, message))?,
             Opcode::AllGather | Opcode::AllGatherStart => {
                 let dimension = self.collective_dimension(instr)?;
-                (0..parts[0].len())
-                    .map(|operand| {
-                        let pieces: Vec<&Tensor> = parts.iter().map(|p| p[operand]).collect();
-                        crate::evaluate::concatenate(&pieces, dimension)
+                exchanged
+                    .group_result
+                    .get_or_init(|| {
+                        Ok((0..parts[0].len())
+                            .map(|operand| {
+                                let pieces: Vec<&Tensor> =
+                                    parts.iter().map(|p| p[operand]).collect();
+                                crate::evaluate::concatenate(&pieces, dimension)
+                            })
+                            .collect())
                     })
-                    .collect()
+                    .clone()
+                    .map_err(|message| self.error(instr, message))?
             }
             Opcode::ReduceScatter => {
                 let dimension = self.collective_dimension(instr)?;
@@ -164,10 +179,14 @@ impl Evaluator<'_> {
             }
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
-        // The link model: the data this device receives takes time to arrive
-        // (a sleep, so the CPU is free for the compute stream meanwhile).
+        // The link model: the data this device receives arrives over the
+        // link's transfer time from the moment the group met. A fabric
+        // reduces or places data as it streams in, so the host work above
+        // counts against that time rather than adding to it; what is left is
+        // a sleep, so the CPU is free for the compute stream meanwhile.
         let received = received_bytes(opcode, &parts, &result, group.len());
-        std::thread::sleep(device.link.transfer_time(received));
+        let arrived = group_met + device.link.transfer_time(received);
+        std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
         let took = exchange_started.elapsed();
         if let Some(timeline) = self.timeline.as_mut() {
             timeline.communication += took;

@@ -30,8 +30,25 @@ pub struct Key {
     pub group: usize,
 }
 
+/// What a collective computes once for its whole group (an all-reduce's
+/// sum, an all-gather's concatenation): the first member to need it computes
+/// it, the others wait for it and share its buffers. Why: every member
+/// computing the same result would multiply the host work by the group size
+/// on a machine with fewer cores than devices.
+pub type GroupResult = Arc<std::sync::OnceLock<Result<Vec<crate::tensor::Tensor>, String>>>;
+
+/// The outcome of a rendezvous: every member's contribution in group order,
+/// and the group's shared result.
+pub struct Exchanged {
+    /// Each member's contribution, in group order.
+    pub contributions: Vec<Arc<Value>>,
+    /// The result the group computes once and shares.
+    pub group_result: GroupResult,
+}
+
 struct Slot {
     contributions: Vec<Option<Arc<Value>>>,
+    group_result: GroupResult,
     /// Members that have not read the result yet.
     readers_left: usize,
 }
@@ -89,7 +106,8 @@ impl Fabric {
 
     /// Deposits `contribution` as member `position` of `group` in the
     /// instance `key` and returns every member's contribution in group
-    /// order, once all have arrived. `what` names the instruction in errors.
+    /// order, once all have arrived, with the group's shared result slot.
+    /// `what` names the instruction in errors.
     pub fn exchange(
         &self,
         key: Key,
@@ -97,7 +115,7 @@ impl Fabric {
         position: usize,
         contribution: Value,
         what: &str,
-    ) -> Result<Vec<Arc<Value>>, String> {
+    ) -> Result<Exchanged, String> {
         let deadline = Instant::now() + self.timeout;
         let me = self.grid.id(group[position]);
         let mut state = self
@@ -109,6 +127,7 @@ impl Fabric {
             .insert(me, format!("{what} (instance {})", key.occurrence));
         let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
             contributions: vec![None; group.len()],
+            group_result: GroupResult::default(),
             readers_left: group.len(),
         });
         if slot.contributions.len() != group.len() || slot.contributions[position].is_some() {
@@ -128,17 +147,20 @@ impl Fabric {
                 .get_mut(&key)
                 .expect("the slot lives until every member read it");
             if slot.contributions.iter().all(Option::is_some) {
-                let values: Vec<Arc<Value>> = slot
-                    .contributions
-                    .iter()
-                    .map(|c| c.clone().expect("present"))
-                    .collect();
+                let exchanged = Exchanged {
+                    contributions: slot
+                        .contributions
+                        .iter()
+                        .map(|c| c.clone().expect("present"))
+                        .collect(),
+                    group_result: slot.group_result.clone(),
+                };
                 slot.readers_left -= 1;
                 if slot.readers_left == 0 {
                     state.slots.remove(&key);
                 }
                 state.waiting.remove(&me);
-                return Ok(values);
+                return Ok(exchanged);
             }
             let now = Instant::now();
             if now >= deadline {

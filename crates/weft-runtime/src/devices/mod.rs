@@ -54,6 +54,10 @@ pub struct DeviceContext {
 /// receives under a ring algorithm: all-reduce `2 (n−1)/n · S`, all-gather
 /// and reduce-scatter `(n−1)/n` of the larger side, all-to-all `(n−1)/n ·
 /// S`, collective-permute and collective-broadcast `S` (when data arrives).
+/// The transfer time runs from the moment the whole group has arrived; the
+/// host work of the collective (reducing, concatenating) happens within it,
+/// as a fabric reduces data while it streams in, and only the remainder is
+/// slept.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Link {
     /// Bytes per second; `None` means unpaced (transfers are instant).

@@ -140,7 +140,7 @@ fn expect(actual: &Tensor, expected: &Tensor, comparison: Comparison) -> Result<
         return match actual
             .bytes
             .iter()
-            .zip(&expected.bytes)
+            .zip(expected.bytes.iter())
             .position(|(a, e)| a != e)
         {
             None => Ok(()),

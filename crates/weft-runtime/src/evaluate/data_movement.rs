@@ -172,7 +172,7 @@ pub(crate) fn concatenate(operands: &[&Tensor], dimension: usize) -> Tensor {
     Tensor {
         elem: first.elem,
         dims,
-        bytes: out,
+        bytes: out.into(),
     }
 }
 

@@ -98,7 +98,7 @@ pub(crate) fn dot(
         return Ok(Tensor {
             elem: ElementType::F32,
             dims: result_dims,
-            bytes,
+            bytes: bytes.into(),
         });
     }
     let out = match (decode(&a), decode(&b)) {

@@ -491,7 +491,7 @@ fn map_f32_unary(input: &Tensor, f: impl Fn(f32) -> f32) -> Tensor {
     Tensor {
         elem: ElementType::F32,
         dims: input.dims.clone(),
-        bytes,
+        bytes: bytes.into(),
     }
 }
 
@@ -507,7 +507,7 @@ fn map_f32(lhs: &Tensor, rhs: &Tensor, f: impl Fn(f32, f32) -> f32) -> Tensor {
         return Tensor {
             elem: ElementType::F32,
             dims: lhs.dims.clone(),
-            bytes,
+            bytes: bytes.into(),
         };
     }
     // Four bytes at a time, written in place: the compiler turns this into
@@ -524,7 +524,7 @@ fn map_f32(lhs: &Tensor, rhs: &Tensor, f: impl Fn(f32, f32) -> f32) -> Tensor {
     Tensor {
         elem: ElementType::F32,
         dims: lhs.dims.clone(),
-        bytes,
+        bytes: bytes.into(),
     }
 }
 

@@ -772,7 +772,7 @@ fn permuted(tensor: &Tensor, source: &[usize]) -> Tensor {
     Tensor {
         elem: tensor.elem,
         dims: tensor.dims.clone(),
-        bytes,
+        bytes: bytes.into(),
     }
 }
 
@@ -815,7 +815,7 @@ fn slice_at(tensor: &Tensor, axis: usize, index: i64) -> Tensor {
     Tensor {
         elem: tensor.elem,
         dims,
-        bytes,
+        bytes: bytes.into(),
     }
 }
 
@@ -1362,7 +1362,7 @@ fn rng_bit_generator(
         Tensor {
             elem,
             dims: dims.to_vec(),
-            bytes,
+            bytes: bytes.into(),
         },
     ))
 }
