@@ -1,6 +1,9 @@
 //! `weft interpret`: run a StableHLO test file the way
 //! `stablehlo-translate --interpret -split-input-file` does — every case
-//! lowered and run, its `check.*` ops enforced — and report each case.
+//! lowered and run, its `check.*` ops enforced — and report each case. A
+//! case driving a process grid with `interpreter.run_parallel` runs its
+//! programs on a grid of device threads; what they print and feed out is
+//! reported with `--verbose`, device by device.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,8 +17,8 @@ use crate::input;
 pub struct InterpretArgs {
     /// The StableHLO test file; cases are separated by `// -----` lines.
     file: PathBuf,
-    /// Print the value of each case's result and what `interpreter.print`
-    /// printed.
+    /// Print the value of each case's result, what `interpreter.print`
+    /// printed and what `outfeed` fed out.
     #[arg(long)]
     verbose: bool,
     /// Arguments of each case's entry function, as `stablehlo-translate
@@ -28,9 +31,6 @@ pub struct InterpretArgs {
 enum Outcome {
     Passed,
     Failed(String),
-    /// Needs `interpreter.run_parallel` (several processes), which the
-    /// single-device evaluator does not run.
-    NeedsProcessGrid,
 }
 
 pub fn run(args: &InterpretArgs) -> ExitCode {
@@ -48,7 +48,7 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (mut passed, mut failed, mut grid) = (0, 0, 0);
+    let (mut passed, mut failed) = (0, 0);
     for (index, chunk) in split_input_file(&source.text).iter().enumerate() {
         if !chunk.text.contains("func.func") {
             continue;
@@ -60,21 +60,10 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
                 failed += 1;
                 say!("{}:{line}: case {index} FAILED: {message}", source.name);
             }
-            Outcome::NeedsProcessGrid => {
-                grid += 1;
-                say!(
-                    "{}:{line}: case {index} NOT RUN: interpreter.run_parallel needs several processes (not supported yet)",
-                    source.name
-                );
-            }
         }
     }
-    let mut summary = format!("{passed} passed, {failed} failed");
-    if grid > 0 {
-        summary.push_str(&format!(", {grid} not run (interpreter.run_parallel)"));
-    }
-    say!("{summary}");
-    if failed > 0 || grid > 0 {
+    say!("{passed} passed, {failed} failed");
+    if failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -118,13 +107,6 @@ fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Out
         Ok(body) => body,
         Err(d) => return Outcome::Failed(format!("does not parse: {}", d.message)),
     };
-    let mut uses_grid = false;
-    body.walk(body.module, &mut |op| {
-        uses_grid |= body.ops[op].name.as_str() == "interpreter.run_parallel";
-    });
-    if uses_grid {
-        return Outcome::NeedsProcessGrid;
-    }
     let module = match weft_stablehlo::lower::lower(&body) {
         Ok(module) => module,
         Err(d) => return Outcome::Failed(d.message.clone()),
@@ -135,6 +117,9 @@ fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Out
             if verbose {
                 for line in &evaluation.printed {
                     say!("  print: {line}");
+                }
+                for value in &evaluation.outfeed {
+                    say!("  outfeed: {}", describe_value(value));
                 }
                 say!("  result: {}", evaluation.result.describe());
             }
@@ -151,4 +136,32 @@ fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Out
             }
         }
     }
+}
+
+/// `s64[2,2] [1, 2, 3, 4]`: a value's shape and its first elements.
+fn describe_value(value: &weft_runtime::Value) -> String {
+    use weft_runtime::numbers::{Numbers, decode};
+    const SHOWN: usize = 16;
+    let weft_runtime::Value::Tensor(tensor) = value else {
+        return match value {
+            weft_runtime::Value::Tuple(elements) => {
+                let parts: Vec<String> = elements.iter().map(describe_value).collect();
+                format!("({})", parts.join(", "))
+            }
+            other => other.describe(),
+        };
+    };
+    let items: Vec<String> = match decode(tensor) {
+        Numbers::Pred(v) => v.iter().take(SHOWN).map(bool::to_string).collect(),
+        Numbers::Signed(v) => v.iter().take(SHOWN).map(i64::to_string).collect(),
+        Numbers::Unsigned(v) => v.iter().take(SHOWN).map(u64::to_string).collect(),
+        Numbers::Float(v) => v.iter().take(SHOWN).map(f64::to_string).collect(),
+        Numbers::Complex(v) => v
+            .iter()
+            .take(SHOWN)
+            .map(|(re, im)| format!("({re}, {im})"))
+            .collect(),
+    };
+    let more = if tensor.len() > SHOWN { ", …" } else { "" };
+    format!("{} [{}{more}]", value.describe(), items.join(", "))
 }

@@ -29,6 +29,14 @@ pub struct RunArgs {
     /// parameter gets seeded random values (see --seed). bf16 and f8 files
     /// hold their bit patterns (NumPy's uint16/uint8); the parameter's type
     /// says how to read them.
+    ///
+    /// On several devices, a file named `*.shards.npy` holds one value per
+    /// device stacked on axis 0. Any other file holds the global value: a
+    /// parameter with a sharding (a lowered sharded StableHLO program's, or
+    /// HLO's `sharding=`) gets each device's tile of it, and the file must
+    /// have the global shape; a parameter without one gets the whole value
+    /// on every device. Random inputs of a program that records shardings
+    /// are global values too, else per device.
     #[arg(long, num_args = 1.., value_name = "NPY")]
     inputs: Vec<PathBuf>,
     /// The seed of the random inputs.
@@ -36,6 +44,13 @@ pub struct RunArgs {
     seed: u64,
     /// Write each output to DIR/out<i>.npy (a tuple result is flattened in
     /// order).
+    ///
+    /// On several devices: global inputs give global outputs, DIR/out<i>.npy
+    /// reassembled by the entry's result sharding; per-device inputs (any
+    /// `*.shards.npy`, or random inputs of a program without shardings)
+    /// give DIR/out<i>.shards.npy, every device's value stacked on axis 0.
+    /// An output whose sharding the program does not record is written per
+    /// device too.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The input's format, when its name does not say.
@@ -46,7 +61,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     repeat: usize,
     /// Run on this many devices (threads). Without it, the module's
-    /// `replica_count` × `num_partitions`. A module with partitions gets N
+    /// `replica_count` × `num_partitions`. A module with partitions, or
+    /// whose entry records shardings (they name partitions), gets N
     /// partitions, any other N replicas.
     #[arg(long, value_name = "N")]
     devices: Option<usize>,
@@ -186,10 +202,12 @@ fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Gri
             replicas: module_replicas,
             partitions: module_partitions,
         },
-        (Some(n), None, None) if module_partitions > 1 => weft_runtime::devices::Grid {
-            replicas: 1,
-            partitions: n,
-        },
+        (Some(n), None, None) if module_partitions > 1 || records_entry_shardings(module) => {
+            weft_runtime::devices::Grid {
+                replicas: 1,
+                partitions: n,
+            }
+        }
         (Some(n), None, None) => weft_runtime::devices::Grid {
             replicas: n,
             partitions: 1,
@@ -215,9 +233,19 @@ fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Gri
     Ok(grid)
 }
 
-/// Runs on every device of `grid`: `*.shards.npy` inputs hold one value per
-/// device stacked on axis 0, other inputs go to every device; outputs are
-/// written stacked the same way.
+/// Runs on every device of `grid`.
+///
+/// Inputs: a `*.shards.npy` file holds one value per device stacked on axis
+/// 0. Any other file holds the parameter's global value: a parameter with a
+/// sharding gets each device's tile of it (the file must have the global
+/// shape the sharding and the per-device shape imply), one without gets the
+/// whole value on every device. Without `--inputs`, a program that records
+/// shardings gets seeded random global values, sliced the same way; one that
+/// records none gets seeded random values per device.
+///
+/// Outputs ([`OutputForm`]): global values when no input was per device and
+/// the program records its result shardings, else per-device values stacked
+/// on axis 0.
 fn execute_grid(
     args: &RunArgs,
     module: &Module,
@@ -234,23 +262,39 @@ fn execute_grid(
         ));
     }
     let devices = grid.len();
+    let records_shardings = records_entry_shardings(module);
     let mut per_device: Vec<Vec<Value>> = vec![Vec::new(); devices];
+    let mut any_per_device_input = false;
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
         match args.inputs.get(number) {
             Some(path) if path.to_string_lossy().ends_with(".shards.npy") => {
+                any_per_device_input = true;
                 let shards = read_shards(module, shape, path, number, devices)?;
                 for (device, shard) in shards.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(shard));
                 }
             }
             Some(path) => {
-                let value = read_input(module, shape, path, number)?;
-                for arguments in &mut per_device {
-                    arguments.push(value.clone());
+                let global = read_array(module, shape, path, number)?;
+                let tiles = global_to_devices(module, param, number, &global, grid, Some(path))?;
+                for (device, tile) in tiles.into_iter().enumerate() {
+                    per_device[device].push(Value::Tensor(tile));
+                }
+            }
+            None if records_shardings
+                && let Some(global_dims) = random_global_dims(module, param, grid) =>
+            {
+                let mut random = SplitMix64::new(args.seed.wrapping_add(number as u64));
+                let elem = module.shapes.as_array(shape).expect("an array").elem;
+                let global = weft_runtime::random::tensor(&mut random, elem, &global_dims);
+                let tiles = global_to_devices(module, param, number, &global, grid, None)?;
+                for (device, tile) in tiles.into_iter().enumerate() {
+                    per_device[device].push(Value::Tensor(tile));
                 }
             }
             None => {
+                any_per_device_input = true;
                 for (device, arguments) in per_device.iter_mut().enumerate() {
                     let mut random = SplitMix64::new(args.seed.wrapping_add(device as u64));
                     arguments.push(random_value(module, shape, &mut random).ok_or_else(|| {
@@ -318,24 +362,52 @@ fn execute_grid(
             eprintln!("check failed: {failure}");
         }
     }
-    let stacked: Vec<Option<Tensor>> = (0..outputs[0].len())
-        .map(|i| stack(outputs.iter().map(|device| &device[i])))
-        .collect();
-    for (index, output) in stacked.iter().enumerate() {
-        match output {
-            Some(tensor) => say!(
-                "out{index}: {} (stacked over devices)",
+    let count = outputs[0].len();
+    // Per-device inputs give per-device outputs; global ones, global outputs
+    // where the program says how its results are sharded.
+    let result_shardings = match root_sharding(module) {
+        _ if any_per_device_input => Err(None),
+        Some(sharding) => Ok(
+            weft_runtime::devices::sharding::leaf_shardings(sharding, count)
+                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
+        ),
+        None => Err(Some("the program records no result sharding".to_string())),
+    };
+    let mut forms = Vec::with_capacity(count);
+    for index in 0..count {
+        let form = match &result_shardings {
+            Ok(shardings) => output_form(&outputs, index, Some(&shardings[index]), grid),
+            Err(note) => match output_form(&outputs, index, None, grid) {
+                OutputForm::Stacked(tensor, _) => OutputForm::Stacked(tensor, note.clone()),
+                other => other,
+            },
+        };
+        match &form {
+            OutputForm::Global(tensor) => say!(
+                "out{index}: {} (global)",
                 summary(&Value::Tensor(tensor.clone()))
             ),
-            None => say!("out{index}: {}", outputs[0][index].describe()),
+            OutputForm::Stacked(tensor, note) => say!(
+                "out{index}: {} (stacked over devices{})",
+                summary(&Value::Tensor(tensor.clone())),
+                note.as_deref()
+                    .map(|n| format!("; {n}"))
+                    .unwrap_or_default()
+            ),
+            OutputForm::NotAnArray => say!("out{index}: {}", outputs[0][index].describe()),
         }
+        forms.push(form);
     }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (index, output) in stacked.iter().enumerate() {
-            let Some(tensor) = output else { continue };
-            let path = dir.join(format!("out{index}.shards.npy"));
+        for (index, form) in forms.iter().enumerate() {
+            let (tensor, name) = match form {
+                OutputForm::Global(tensor) => (tensor, format!("out{index}.npy")),
+                OutputForm::Stacked(tensor, _) => (tensor, format!("out{index}.shards.npy")),
+                OutputForm::NotAnArray => continue,
+            };
+            let path = dir.join(name);
             std::fs::write(&path, weft_runtime::npy::write(tensor))
                 .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
@@ -344,6 +416,149 @@ fn execute_grid(
         return Err("error: checks failed".into());
     }
     Ok(())
+}
+
+/// What a multi-device run gives for one output.
+enum OutputForm {
+    /// The global value, reassembled from the devices' tiles by the result's
+    /// sharding (written as `out<i>.npy`).
+    Global(Tensor),
+    /// Every device's value stacked on a new axis 0 (written as
+    /// `out<i>.shards.npy`), with why it is not global when it could have
+    /// been.
+    Stacked(Tensor, Option<String>),
+    /// A token or other non-array value (not written).
+    NotAnArray,
+}
+
+/// Output `index` of every device: global when its sharding is known (only
+/// asked for when no input was per device) and it reassembles, else stacked.
+fn output_form(
+    outputs: &[Vec<Value>],
+    index: usize,
+    sharding: Option<&weft_ir::attrs::Sharding>,
+    grid: weft_runtime::devices::Grid,
+) -> OutputForm {
+    let Some(stacked) = stack(outputs.iter().map(|device| &device[index])) else {
+        return OutputForm::NotAnArray;
+    };
+    let Some(sharding) = sharding else {
+        return OutputForm::Stacked(stacked, None);
+    };
+    let tiles: Vec<Tensor> = outputs
+        .iter()
+        .filter_map(|device| device[index].as_tensor().cloned())
+        .collect();
+    match weft_runtime::devices::sharding::assemble_over_grid(&tiles, sharding, grid) {
+        Ok(global) => OutputForm::Global(global),
+        Err(reason) => OutputForm::Stacked(stacked, Some(format!("no global value: {reason}"))),
+    }
+}
+
+/// Whether the entry's parameters or root record shardings: the program is
+/// SPMD, its shardings naming partitions.
+fn records_entry_shardings(module: &Module) -> bool {
+    let Some(entry) = module.entry else {
+        return false;
+    };
+    root_sharding(module).is_some()
+        || module
+            .comp(entry)
+            .params
+            .iter()
+            .any(|&p| module.instrs[p].common().sharding.is_some())
+}
+
+/// The sharding the entry's root records for its results, if any.
+fn root_sharding(module: &Module) -> Option<&weft_ir::attrs::Sharding> {
+    let root = module.comp(module.entry?).root?;
+    module.instrs[root].common().sharding.as_ref()
+}
+
+/// The devices' tiles of parameter `number`'s global value `global` (read
+/// from `path`, or drawn at random): sliced by the parameter's sharding, or
+/// the whole value on every device when it has none.
+fn global_to_devices(
+    module: &Module,
+    param: weft_ir::Instr,
+    number: usize,
+    global: &Tensor,
+    grid: weft_runtime::devices::Grid,
+    path: Option<&std::path::Path>,
+) -> Result<Vec<Tensor>, String> {
+    use weft_runtime::devices::sharding::{TileLayout, shard_over_grid, sharding_devices};
+    let array = module
+        .shapes
+        .as_array(module.shape_of(param))
+        .expect("the caller checked the parameter is an array");
+    let parameter = format!("parameter {number} (%{})", module.instrs[param].name);
+    let source = path.map_or_else(|| "random input".to_string(), |p| p.display().to_string());
+    let stem = path
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().trim_end_matches(".npy").to_string())
+        .unwrap_or_else(|| format!("in{number}"));
+    let mut stacked = vec![grid.len() as i64];
+    stacked.extend(array.dims.iter());
+    let hint = format!(
+        "hint: pass per-device values as {stem}.shards.npy, {} stacked on axis 0",
+        shape_text(array.elem, &stacked)
+    );
+    let Some(sharding) = module.instrs[param].common().sharding.as_ref() else {
+        if global.dims.as_slice() != &*array.dims {
+            return Err(format!(
+                "error: {source}: {parameter} has no sharding, so every device gets the whole value: expected {}, found {}\n  {hint}",
+                shape_text(array.elem, &array.dims),
+                shape_text(global.elem, &global.dims)
+            ));
+        }
+        return Ok(vec![global.clone(); grid.len()]);
+    };
+    let mut printed = String::new();
+    sharding.print(&mut printed, false);
+    let layout = TileLayout::new(sharding, sharding_devices(grid).len(), array.dims.len())
+        .map_err(|e| {
+            format!(
+                "error: {source}: {parameter} has sharding={printed}, which maps no global value to the devices: {e}\n  {hint}"
+            )
+        })?;
+    let expected = layout
+        .global_dims(&array.dims)
+        .map_err(|e| format!("error: {parameter} sharding={printed}: {e}"))?;
+    if global.dims != expected {
+        return Err(format!(
+            "error: {source}: {parameter} has sharding={printed} over {} devices, each holding {}: the global input must be {}, found {}\n  {hint}",
+            layout.devices(),
+            shape_text(array.elem, &array.dims),
+            shape_text(array.elem, &expected),
+            shape_text(global.elem, &global.dims)
+        ));
+    }
+    shard_over_grid(global, sharding, grid).map_err(|e| format!("error: {source}: {e}"))
+}
+
+/// `f32[16,4]`, as HLO writes a shape.
+fn shape_text(elem: weft_ir::ElementType, dims: &[i64]) -> String {
+    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("{}[{}]", elem.name(), dims.join(","))
+}
+
+/// The global shape of a random value for parameter `param`: its
+/// sharding's global shape, or its own without a sharding; `None` when it is
+/// not an array or its sharding maps no global value (a manual one), so the
+/// devices get values of their own.
+fn random_global_dims(
+    module: &Module,
+    param: weft_ir::Instr,
+    grid: weft_runtime::devices::Grid,
+) -> Option<Vec<i64>> {
+    use weft_runtime::devices::sharding::{TileLayout, sharding_devices};
+    let array = module.shapes.as_array(module.shape_of(param))?;
+    match module.instrs[param].common().sharding.as_ref() {
+        Some(sharding) => TileLayout::new(sharding, sharding_devices(grid).len(), array.dims.len())
+            .and_then(|layout| layout.global_dims(&array.dims))
+            .ok(),
+        None => Some(array.dims.to_vec()),
+    }
 }
 
 /// The per-device values of a `*.shards.npy` file: `[devices, …shape]`.
@@ -390,26 +605,21 @@ fn read_shards(
 
 /// The devices' values of one output stacked on a new axis 0.
 fn stack<'v>(values: impl Iterator<Item = &'v Value>) -> Option<Tensor> {
-    let mut stacked: Option<Tensor> = None;
+    let mut first: Option<&Tensor> = None;
+    let mut count = 0i64;
+    let mut bytes = Vec::new();
     for value in values {
-        let Value::Tensor(t) = value else { return None };
-        match &mut stacked {
-            None => {
-                let mut dims = vec![1];
-                dims.extend(&t.dims);
-                stacked = Some(Tensor {
-                    elem: t.elem,
-                    dims,
-                    bytes: t.bytes.clone(),
-                });
-            }
-            Some(s) => {
-                s.dims[0] += 1;
-                s.bytes.extend_from_slice(&t.bytes);
-            }
-        }
+        let Value::Tensor(tensor) = value else {
+            return None;
+        };
+        first.get_or_insert(tensor);
+        bytes.extend_from_slice(&tensor.bytes[..]);
+        count += 1;
     }
-    stacked
+    let first = first?;
+    let mut dims = vec![count];
+    dims.extend(&first.dims);
+    Some(Tensor::new(first.elem, dims, bytes))
 }
 
 fn load(
@@ -432,13 +642,21 @@ fn load(
     let (module, map) = weft_ir::text::parse_with_source_map(&source.text)
         .map_err(|d| d.render(&source.name, &source.text))?;
     if let Err(errors) = weft_ir::verify(&module) {
-        let first = &errors[0];
-        return Err(format!(
-            "error: {}: the module does not verify ({} error(s); `weft check` shows them all): {}",
+        // The same located diagnostics as `weft check`, then a count.
+        let mut report: String = errors
+            .iter()
+            .map(|e| {
+                e.to_diagnostic(&module, &source.text, &map)
+                    .render(&source.name, &source.text)
+            })
+            .collect();
+        let plural = if errors.len() == 1 { "" } else { "s" };
+        report.push_str(&format!(
+            "error: {}: the module does not verify ({} error{plural}); nothing was run",
             source.name,
-            errors.len(),
-            first.message
+            errors.len()
         ));
+        return Err(report);
     }
     Ok((module, Some(map)))
 }
@@ -465,16 +683,11 @@ fn read_input(
     path: &std::path::Path,
     number: usize,
 ) -> Result<Value, String> {
-    let Some(array) = module.shapes.as_array(shape) else {
-        return Err(format!(
-            "error: parameter {number} is not an array; it cannot be read from {}",
-            path.display()
-        ));
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    let tensor = weft_runtime::npy::read(&bytes, Some(array.elem))
-        .map_err(|e| format!("error: {}: {e}", path.display()))?;
+    let tensor = read_array(module, shape, path, number)?;
+    let array = module
+        .shapes
+        .as_array(shape)
+        .expect("read_array checked the parameter is an array");
     if tensor.dims.as_slice() != &*array.dims {
         return Err(format!(
             "error: {}: parameter {number} is {}{:?}, the file holds {:?}",
@@ -485,6 +698,26 @@ fn read_input(
         ));
     }
     Ok(Value::Tensor(tensor))
+}
+
+/// The array in `path`, read as parameter `number`'s element type (its
+/// shape is the caller's to check).
+fn read_array(
+    module: &Module,
+    shape: Shape,
+    path: &std::path::Path,
+    number: usize,
+) -> Result<Tensor, String> {
+    let Some(array) = module.shapes.as_array(shape) else {
+        return Err(format!(
+            "error: parameter {number} is not an array; it cannot be read from {}",
+            path.display()
+        ));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    weft_runtime::npy::read(&bytes, Some(array.elem))
+        .map_err(|e| format!("error: {}: {e}", path.display()))
 }
 
 fn random_value(module: &Module, shape: Shape, random: &mut SplitMix64) -> Option<Value> {

@@ -699,7 +699,16 @@ fn timeout_directive(source: &str) -> f64 {
 
 fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
     use weft_runtime::devices::{Grid, GridOptions, Link, run_grid};
-    let module = parse(source).map_err(|d| d.render(rel, source))?;
+    let (module, map) =
+        weft_ir::text::parse_with_source_map(source).map_err(|d| d.render(rel, source))?;
+    // As `weft run` does: a program that does not verify is not run, and
+    // its verifier errors are the outcome.
+    let verified = weft_ir::verify(&module).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| e.to_diagnostic(&module, source, &map).render(rel, source))
+            .collect::<String>()
+    });
     let grid = Grid {
         replicas: module.config.replicas().max(1) as usize,
         partitions: module.config.num_partitions.unwrap_or(1).max(1) as usize,
@@ -727,10 +736,14 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
         link: Link::UNPACED,
         ..GridOptions::default()
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        run_grid(&module, grid, arguments, options)
-    }))
-    .map_err(|p| format!("the runtime panicked: {}", panic_message(&*p)))?;
+    let outcome = match verified {
+        Ok(()) => catch_unwind(AssertUnwindSafe(|| {
+            run_grid(&module, grid, arguments, options)
+        }))
+        .map_err(|p| format!("the runtime panicked: {}", panic_message(&*p)))?
+        .map_err(|error| error.to_string()),
+        Err(report) => Err(report),
+    };
     let wanted: Vec<String> = source
         .lines()
         .filter_map(|l| {
@@ -758,7 +771,7 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
         }
         (Err(error), true) => return Err(format!("the run failed: {error}").into()),
         (Err(error), false) => {
-            let message = error.to_string();
+            let message = error.trim_end().to_string();
             if let Some(missing) = wanted.iter().find(|w| !message.contains(w.as_str())) {
                 return Err(format!("the error does not mention `{missing}`:\n{message}").into());
             }

@@ -134,6 +134,12 @@ impl InFlight {
         }
     }
 
+    /// An identity of this result shared by its clones, for bookkeeping of
+    /// which asynchronous operations are still unfinished.
+    pub fn id(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.0) as usize
+    }
+
     /// Whether the result is there.
     pub fn is_ready(&self) -> bool {
         self.0.0.lock().map(|slot| slot.is_some()).unwrap_or(true)

@@ -601,8 +601,14 @@ fn check_first_class_pairs(
                     Rule::AsyncPairs,
                     instr,
                     format!(
-                        "the operand of {opcode} {} is not a {start}",
-                        cx.name(instr)
+                        "the operand of {opcode} {} is not {} {start}",
+                        cx.name(instr),
+                        // "an all-reduce-start", "a copy-start".
+                        if start.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                            "an"
+                        } else {
+                            "a"
+                        }
                     ),
                 )
                 .at_operand(0)

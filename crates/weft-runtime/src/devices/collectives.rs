@@ -30,8 +30,14 @@ impl Evaluator<'_> {
         let Some(device) = self.device.clone() else {
             return Err(self.error(instr, "a collective outside a device grid"));
         };
+        if matches!(
+            opcode,
+            Opcode::CollectivePermute | Opcode::CollectivePermuteStart
+        ) {
+            return self.grid_permute(instr, &device, operands);
+        }
         let data = self.module.instr(instr);
-        let (mode, groups) = match &data.attrs {
+        let groups = match &data.attrs {
             Attrs::Collective(attrs) => {
                 let mode = match opcode {
                     Opcode::AllToAll | Opcode::CollectiveBroadcast => {
@@ -39,21 +45,7 @@ impl Evaluator<'_> {
                     }
                     _ => GroupMode::of_reduction(attrs),
                 };
-                (
-                    mode,
-                    device_groups(device.grid, mode, &attrs.replica_groups.groups()),
-                )
-            }
-            Attrs::CollectivePermute(attrs) => {
-                // Every device of the line the pairs' ids index (its replica's
-                // partitions, or its partition's replicas) meets at one
-                // rendezvous; the pairs say who reads whom.
-                let mode = GroupMode::of_exchange(attrs.channel_id);
-                let line: Vec<i64> = match mode {
-                    GroupMode::CrossPartition => (0..device.grid.partitions as i64).collect(),
-                    _ => (0..device.grid.replicas as i64).collect(),
-                };
-                (mode, device_groups(device.grid, mode, &[line]))
+                device_groups(device.grid, mode, &attrs.replica_groups.groups())
             }
             _ => return Err(self.error(instr, "a collective without its attributes")),
         };
@@ -151,32 +143,7 @@ impl Evaluator<'_> {
                 Err(_) => parts.iter().map(|p| p[position].clone()).collect(),
             },
             Opcode::CollectiveBroadcast => parts[0].iter().map(|&t| t.clone()).collect(),
-            Opcode::CollectivePermute | Opcode::CollectivePermuteStart => {
-                let Attrs::CollectivePermute(attrs) = &self.module.instr(instr).attrs else {
-                    return Err(self.error(instr, "a collective-permute without its pairs"));
-                };
-                let me = match mode {
-                    GroupMode::CrossPartition => device.id.partition as i64,
-                    _ => device.id.replica as i64,
-                };
-                match attrs
-                    .source_target_pairs
-                    .iter()
-                    .find(|&&(_, target)| target == me)
-                {
-                    Some(&(source, _)) => parts
-                        .get(source as usize)
-                        .map(|tensors| tensors.iter().map(|&t| t.clone()).collect())
-                        .ok_or_else(|| {
-                            self.error(instr, format!("source {source} is outside the grid"))
-                        })?,
-                    // No pair sends here: zeros.
-                    None => parts[position]
-                        .iter()
-                        .map(|t| Tensor::zeros(t.elem, &t.dims))
-                        .collect(),
-                }
-            }
+            Opcode::CollectiveReduce => self.collective_reduce(instr, &parts, position)?,
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
         // The link model: the data this device receives arrives over the
@@ -187,19 +154,133 @@ impl Evaluator<'_> {
         let received = received_bytes(opcode, &parts, &result, group.len());
         let arrived = group_met + device.link.transfer_time(received);
         std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
-        let took = exchange_started.elapsed();
+        self.account_communication(&device, exchange_started);
+        Ok(collective_value(result))
+    }
+
+    /// Adds the time since `started` to this device's communication (and,
+    /// on its compute stream, where the device waited all along, to its
+    /// exposed communication).
+    fn account_communication(
+        &mut self,
+        device: &super::DeviceContext,
+        started: std::time::Instant,
+    ) {
+        let took = started.elapsed();
         if let Some(timeline) = self.timeline.as_mut() {
             timeline.communication += took;
-            // On the compute stream the device waited all along.
             if device.stream.is_some() {
                 timeline.exposed += took;
             }
         }
-        Ok(if result.len() == 1 {
-            Value::Tensor(result.into_iter().next().expect("one result"))
-        } else {
-            Value::Tuple(result.into_iter().map(Value::Tensor).collect())
-        })
+    }
+
+    /// A collective-permute: this device leaves its operands for every
+    /// target it sends to, then waits only for the device that sends to it
+    /// (zeros when none does). The pairs' ids index the device's line: its
+    /// replica's partitions (cross-partition) or its partition's replicas.
+    fn grid_permute(
+        &mut self,
+        instr: Instr,
+        device: &super::DeviceContext,
+        operands: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        let Attrs::CollectivePermute(attrs) = &self.module.instr(instr).attrs else {
+            return Err(self.error(instr, "a collective-permute without its pairs"));
+        };
+        let pairs = attrs.source_target_pairs.clone();
+        let mode = GroupMode::of_exchange(attrs.channel_id);
+        let grid = device.grid;
+        let (me, line_length) = match mode {
+            GroupMode::CrossPartition => (device.id.partition as i64, grid.partitions as i64),
+            _ => (device.id.replica as i64, grid.replicas as i64),
+        };
+        let line_device = |index: i64| {
+            let id = match mode {
+                GroupMode::CrossPartition => super::groups::DeviceId {
+                    replica: device.id.replica,
+                    partition: index as usize,
+                },
+                _ => super::groups::DeviceId {
+                    replica: index as usize,
+                    partition: device.id.partition,
+                },
+            };
+            grid.id(id)
+        };
+        if let Some(&(source, target)) = pairs
+            .iter()
+            .find(|&&(source, target)| !(0..line_length).contains(&source) || !(0..line_length).contains(&target))
+        {
+            return Err(self.error(
+                instr,
+                format!("the pair {{{source},{target}}} names a device outside the grid's {line_length}"),
+            ));
+        }
+        let occurrence = self.next_occurrence(instr);
+        let key = Key {
+            instr: weft_ir::Module::instr_index(instr),
+            occurrence,
+            group: 0,
+        };
+        let what = self.error(instr, "").instruction.unwrap_or_default();
+        let own: Vec<Tensor> = operands
+            .iter()
+            .map(|v| v.as_tensor().cloned())
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+        let started = std::time::Instant::now();
+        let contribution = Arc::new(pack(operands));
+        for &(_, target) in pairs.iter().filter(|&&(source, _)| source == me) {
+            device
+                .fabric
+                .deliver(key.clone(), line_device(me), line_device(target), contribution.clone());
+        }
+        let result: Vec<Tensor> = match pairs.iter().find(|&&(_, target)| target == me) {
+            Some(&(source, _)) => {
+                let delivered = device
+                    .fabric
+                    .collect(key, line_device(source), line_device(me), &what)
+                    .map_err(|message| self.error(instr, message))?;
+                let received = unpack(&delivered.value)
+                    .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+                let describe = |tensors: &[&Tensor]| {
+                    tensors
+                        .iter()
+                        .map(|t| Value::Tensor((*t).clone()).describe())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let own_refs: Vec<&Tensor> = own.iter().collect();
+                let agree = received.len() == own.len()
+                    && received
+                        .iter()
+                        .zip(&own)
+                        .all(|(r, o)| r.elem == o.elem && r.dims == o.dims);
+                if !agree {
+                    return Err(self.error(
+                        instr,
+                        format!(
+                            "device {} sent {} but this device's operands are {}: the devices disagree about this collective-permute",
+                            line_device(source),
+                            describe(&received),
+                            describe(&own_refs)
+                        ),
+                    ));
+                }
+                let result: Vec<Tensor> = received.into_iter().cloned().collect();
+                // The link model: the data arrives a transfer time after it
+                // was sent.
+                let bytes: usize = result.iter().map(|t| t.bytes.len()).sum();
+                let arrived = delivered.sent + device.link.transfer_time(bytes as f64);
+                std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
+                result
+            }
+            // No pair sends here: zeros.
+            None => own.iter().map(|t| Tensor::zeros(t.elem, &t.dims)).collect(),
+        };
+        self.account_communication(device, started);
+        Ok(collective_value(result))
     }
 
     /// How many times this device has run `instr` before (then counts this
@@ -238,7 +319,7 @@ impl Evaluator<'_> {
     }
 
     /// `c₀ ⊕ c₁ ⊕ …` left to right with the reducer computation.
-    fn fold<'t>(
+    pub(super) fn fold<'t>(
         &mut self,
         instr: Instr,
         reducer: Comp,
@@ -304,6 +385,15 @@ fn received_bytes(
         }
         _ if members <= 1 => 0.0,
         _ => got,
+    }
+}
+
+/// A collective's results as its value: the array, or a tuple of several.
+fn collective_value(result: Vec<Tensor>) -> Value {
+    if result.len() == 1 {
+        Value::Tensor(result.into_iter().next().expect("one result"))
+    } else {
+        Value::Tuple(result.into_iter().map(Value::Tensor).collect())
     }
 }
 

@@ -8,6 +8,11 @@
 //! every collective `channel_id=1`, so channels cannot tell instances apart;
 //! two collectives in flight at once never share a slot.
 //!
+//! A collective-permute does not meet its whole group: each source leaves
+//! its data in a mailbox for its target ([`Fabric::deliver`]) and each
+//! target waits only for its own source ([`Fabric::collect`]), so a ring of
+//! permutes couples neighbours, not every device, as on a real fabric.
+//!
 //! Faults are outcomes: a member that does not arrive within the timeout ends
 //! the wait with an error naming the instance and the devices still missing,
 //! and a device that fails aborts the fabric so no other device waits for it.
@@ -53,8 +58,29 @@ struct Slot {
     readers_left: usize,
 }
 
+/// One message of a collective-permute instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Mail {
+    /// The instance.
+    key: Key,
+    /// The sending device (flattened id).
+    source: usize,
+    /// The receiving device (flattened id).
+    target: usize,
+}
+
+/// A delivered message: the data and when it was sent (the link model
+/// counts its transfer time from then).
+pub struct Delivered {
+    /// The sender's operands.
+    pub value: Arc<Value>,
+    /// When the sender left it.
+    pub sent: Instant,
+}
+
 struct State {
     slots: HashMap<Key, Slot>,
+    mailboxes: HashMap<Mail, Delivered>,
     /// Why the run stopped, once a device has failed.
     aborted: Option<String>,
     /// What each device is waiting at right now (by flattened id), for the
@@ -76,6 +102,7 @@ impl Fabric {
         Fabric {
             state: Mutex::new(State {
                 slots: HashMap::new(),
+                mailboxes: HashMap::new(),
                 aborted: None,
                 waiting: std::collections::BTreeMap::new(),
             }),
@@ -183,6 +210,79 @@ impl Fabric {
                 // deadlock shows the same state, whichever device gives up
                 // first.
                 return Err(message);
+            }
+            state = self
+                .changed
+                .wait_timeout(state, deadline - now)
+                .map_err(|_| "the fabric's lock was poisoned".to_string())?
+                .0;
+        }
+    }
+
+    /// Leaves `value` for device `target` as the message of `source` in the
+    /// instance `key`; does not wait.
+    pub fn deliver(&self, key: Key, source: usize, target: usize, value: Arc<Value>) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let mail = Mail {
+            key,
+            source,
+            target,
+        };
+        state.mailboxes.insert(
+            mail,
+            Delivered {
+                value,
+                sent: Instant::now(),
+            },
+        );
+        self.changed.notify_all();
+    }
+
+    /// Waits for the message of device `source` to device `target` in the
+    /// instance `key`, and takes it. `what` names the instruction in errors.
+    pub fn collect(
+        &self,
+        key: Key,
+        source: usize,
+        target: usize,
+        what: &str,
+    ) -> Result<Delivered, String> {
+        let deadline = Instant::now() + self.timeout;
+        let mut state = self
+            .state
+            .lock()
+            .map_err(|_| "the fabric's lock was poisoned".to_string())?;
+        state.waiting.insert(
+            target,
+            format!(
+                "{what} (instance {}) for the data of device {source}",
+                key.occurrence
+            ),
+        );
+        let mail = Mail {
+            key,
+            source,
+            target,
+        };
+        loop {
+            if let Some(reason) = &state.aborted {
+                return Err(format!("stopped because {reason}"));
+            }
+            if let Some(delivered) = state.mailboxes.remove(&mail) {
+                state.waiting.remove(&target);
+                return Ok(delivered);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(format!(
+                    "waited {:.1} s for the data of device {source} (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
+                    self.timeout.as_secs_f64(),
+                    mail.key.occurrence,
+                    super::EVERY_DEVICE,
+                    self.report(&state)
+                ));
             }
             state = self
                 .changed

@@ -4,22 +4,32 @@
 //!
 //! - [`groups`]: which devices a collective talks to;
 //! - [`fabric`]: the rendezvous of each collective instance, with timeouts;
-//! - [`collectives`]: what each collective computes from its group's data.
+//! - [`collectives`]: what each collective computes from its group's data;
+//! - [`channels`]: the mailbox pairing each `send` with a `recv`;
+//! - [`feeds`]: the values `infeed` takes.
+//!
+//! Usually every device runs the module's entry ([`run_grid`]); a grid may
+//! also run a computation of its own on each device
+//! ([`run_grid_programs`], as `interpreter.run_parallel` does).
 //!
 //! A device that fails stops the others: its error aborts the fabric, and
 //! the run reports the first failure (the root cause, not the devices that
 //! merely stopped waiting for it).
 
+pub mod channels;
+mod collective_reduce;
 pub mod collectives;
 pub mod fabric;
+pub mod feeds;
 pub mod groups;
+pub mod sharding;
 pub(crate) mod stream;
 pub mod timeline;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use weft_ir::Module;
+use weft_ir::{Comp, Module};
 
 pub use groups::{DeviceId, Grid};
 
@@ -38,6 +48,10 @@ pub struct DeviceContext {
     pub grid: Grid,
     /// Where collectives meet.
     pub fabric: Arc<fabric::Fabric>,
+    /// Where sends leave data for recvs.
+    pub channels: Arc<channels::Mailbox>,
+    /// What infeeds take.
+    pub(crate) infeed: Arc<feeds::Infeed>,
     /// This device's async stream, on its compute thread (the stream itself
     /// has none: what it starts, it runs).
     pub(crate) stream: Option<std::sync::mpsc::Sender<stream::AsyncJob>>,
@@ -124,31 +138,60 @@ pub fn run_grid(
     arguments: Vec<Vec<Value>>,
     options: GridOptions,
 ) -> Result<Vec<Evaluation>, RunError> {
-    if arguments.len() != grid.len() {
-        return Err(RunError {
-            instruction: None,
-            instr: None,
-            message: format!(
-                "{} devices but arguments for {}",
-                grid.len(),
-                arguments.len()
-            ),
-        });
+    let entry = module.entry.ok_or_else(|| RunError {
+        instruction: None,
+        instr: None,
+        message: "the module has no entry computation".into(),
+    })?;
+    run_grid_programs(
+        module,
+        grid,
+        vec![entry; grid.len()],
+        arguments,
+        feeds::InfeedQueues::default(),
+        options,
+    )
+}
+
+/// Runs computation `entries[d]` of `module` on the device with flattened
+/// id `d` of `grid`, on `arguments[d]`, with `infeed` queued for the
+/// devices' infeeds. Returns each device's evaluation, in device order.
+pub fn run_grid_programs(
+    module: &Module,
+    grid: Grid,
+    entries: Vec<Comp>,
+    arguments: Vec<Vec<Value>>,
+    infeed: feeds::InfeedQueues,
+    options: GridOptions,
+) -> Result<Vec<Evaluation>, RunError> {
+    for (what, count) in [("arguments", arguments.len()), ("programs", entries.len())] {
+        if count != grid.len() {
+            return Err(RunError {
+                instruction: None,
+                instr: None,
+                message: format!("{} devices but {what} for {count}", grid.len()),
+            });
+        }
     }
     let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
+    let mailbox = Arc::new(channels::Mailbox::new(options.timeout));
+    let infeed = Arc::new(feeds::Infeed::new(infeed));
     let origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
     crate::evaluate::set_cores_per_device((cores / grid.len()).max(1));
     let outcomes: Vec<Result<Evaluation, RunError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = arguments
             .into_iter()
+            .zip(entries)
             .enumerate()
-            .map(|(index, device_arguments)| {
+            .map(|(index, (device_arguments, entry))| {
                 let (jobs, stream_jobs) = std::sync::mpsc::channel();
                 let context_with = |stream| DeviceContext {
                     id: grid.device(index),
                     grid,
                     fabric: fabric.clone(),
+                    channels: mailbox.clone(),
+                    infeed: infeed.clone(),
                     stream,
                     origin,
                     link: options.link,
@@ -162,17 +205,21 @@ pub fn run_grid(
                     })
                     .expect("a stream thread starts");
                 let fabric = fabric.clone();
+                let mailbox = mailbox.clone();
                 std::thread::Builder::new()
                     .name(format!("device {index}"))
                     .spawn_scoped(scope, move || {
                         let outcome = crate::evaluate::run_on_device(
                             module,
+                            entry,
                             device_arguments,
                             options.limits,
                             context,
                         );
                         if let Err(error) = &outcome {
-                            fabric.abort(format!("device {index} failed: {error}"));
+                            let reason = format!("device {index} failed: {error}");
+                            mailbox.abort(reason.clone());
+                            fabric.abort(reason);
                         }
                         // The compute thread's end closes the stream's queue;
                         // the stream's timeline joins the device's.

@@ -64,6 +64,11 @@ pub(crate) fn run_stream(
         started,
     } in jobs
     {
+        let picked_up = std::time::Instant::now();
+        let communicated_before = evaluator
+            .timeline
+            .as_ref()
+            .map(|timeline| timeline.communication);
         let outcome = match job {
             Job::Collective {
                 instr,
@@ -75,6 +80,11 @@ pub(crate) fn run_stream(
         // The async span runs from the start to the moment the result is
         // ready.
         if let Some(timeline) = evaluator.timeline.as_mut() {
+            // A job that communicated counts its wait in the queue as
+            // communication too: the device's done may wait through both.
+            if communicated_before.is_some_and(|before| timeline.communication > before) {
+                timeline.communication += picked_up.saturating_duration_since(started);
+            }
             timeline.record(origin, name, super::timeline::Track::Async, started);
         }
         result.fulfil(outcome.map_err(|e| e.to_string()));

@@ -108,6 +108,8 @@ impl Evaluator<'_> {
                 // stream while this device goes on.
                 Some(stream) => {
                     let pending = crate::tensor::InFlight::new();
+                    self.unfinished_starts
+                        .insert(pending.id(), (start, pending.clone()));
                     let job = crate::devices::stream::AsyncJob {
                         job: crate::devices::stream::Job::Call {
                             comp: wrapped,
@@ -235,6 +237,7 @@ impl Evaluator<'_> {
             | O::ReduceScatter
             | O::AllToAll
             | O::CollectiveBroadcast
+            | O::CollectiveReduce
             | O::AllReduceStart
             | O::AllReduceDone => Ok(single(arguments)),
             O::CollectivePermute => {
@@ -292,6 +295,7 @@ impl Evaluator<'_> {
             | O::ReduceScatter
             | O::AllToAll
             | O::CollectiveBroadcast
+            | O::CollectiveReduce
             | O::CollectivePermute => self.grid_collective(instr, data.opcode, arguments),
             // all-reduce-start's value is its result (no tuple).
             O::AllReduceStart => self.start_on_stream(instr, data.opcode, arguments),
@@ -350,6 +354,8 @@ impl Evaluator<'_> {
             return self.grid_collective(instr, opcode, operands);
         };
         let result = crate::tensor::InFlight::new();
+        self.unfinished_starts
+            .insert(result.id(), (instr, result.clone()));
         let job = crate::devices::stream::AsyncJob {
             job: crate::devices::stream::Job::Collective {
                 instr,
@@ -370,6 +376,7 @@ impl Evaluator<'_> {
     pub(crate) fn settle(&mut self, instr: Instr, value: Value) -> Result<Value, RunError> {
         match value {
             Value::InFlight(pending) => {
+                self.unfinished_starts.remove(&pending.id());
                 // Time spent here is communication the device could not hide.
                 let waited = std::time::Instant::now();
                 let settled = pending.wait().map_err(|message| {

@@ -293,6 +293,7 @@ impl Evaluator<'_> {
                 | O::AllToAll
                 | O::CollectivePermute
                 | O::CollectiveBroadcast
+                | O::CollectiveReduce
                 | O::AllReduceStart
                 | O::AllGatherStart
                 | O::CollectivePermuteStart
@@ -307,6 +308,20 @@ impl Evaluator<'_> {
                     .map(|i| operand(i).cloned())
                     .collect::<Result<_, _>>()?;
                 self.single_device_collective(instr, arguments)?
+            }
+            (O::CustomCall, Attrs::CustomCall(call))
+                if call.target == super::run_parallel::RUN_PARALLEL_TARGET =>
+            {
+                let arguments: Vec<Value> = (0..data.operands.len())
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?;
+                self.run_parallel(instr, arguments)?
+            }
+            (O::Send | O::SendDone | O::Recv | O::RecvDone | O::Infeed | O::Outfeed, _) => {
+                let arguments: Vec<Value> = (0..data.operands.len())
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?;
+                self.transfer(instr, arguments)?
             }
             (O::CustomCall, Attrs::CustomCall(call)) => {
                 let arguments: Vec<Value> = (0..data.operands.len())

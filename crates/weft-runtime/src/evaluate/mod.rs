@@ -27,7 +27,9 @@ mod elementwise;
 mod indexing;
 mod instruction;
 mod reduce;
+mod run_parallel;
 mod structured;
+mod transfers;
 
 pub(crate) use data_movement::{concatenate, slice};
 pub(crate) use dot::set_cores_per_device;
@@ -100,6 +102,8 @@ pub struct Evaluation {
     pub check_failures: Vec<String>,
     /// What `interpreter.print` printed, one entry per call.
     pub printed: Vec<String>,
+    /// What `outfeed` fed out, one value per execution, in order.
+    pub outfeed: Vec<Value>,
     /// What ran when, on a device of a grid (empty on a single device).
     pub timeline: crate::devices::timeline::DeviceTimeline,
 }
@@ -115,30 +119,32 @@ pub fn run_with(
     arguments: Vec<Value>,
     limits: Limits,
 ) -> Result<Evaluation, RunError> {
-    run_entry(module, arguments, limits, None)
-}
-
-/// [`run_with`] as one device of a grid.
-pub(crate) fn run_on_device(
-    module: &Module,
-    arguments: Vec<Value>,
-    limits: Limits,
-    device: crate::devices::DeviceContext,
-) -> Result<Evaluation, RunError> {
-    run_entry(module, arguments, limits, Some(device))
-}
-
-fn run_entry(
-    module: &Module,
-    arguments: Vec<Value>,
-    limits: Limits,
-    device: Option<crate::devices::DeviceContext>,
-) -> Result<Evaluation, RunError> {
     let entry = module.entry.ok_or_else(|| RunError {
         instruction: None,
         instr: None,
         message: "the module has no entry computation".into(),
     })?;
+    run_entry(module, entry, arguments, limits, None)
+}
+
+/// [`run_with`] of computation `entry` as one device of a grid.
+pub(crate) fn run_on_device(
+    module: &Module,
+    entry: Comp,
+    arguments: Vec<Value>,
+    limits: Limits,
+    device: crate::devices::DeviceContext,
+) -> Result<Evaluation, RunError> {
+    run_entry(module, entry, arguments, limits, Some(device))
+}
+
+fn run_entry(
+    module: &Module,
+    entry: Comp,
+    arguments: Vec<Value>,
+    limits: Limits,
+    device: Option<crate::devices::DeviceContext>,
+) -> Result<Evaluation, RunError> {
     let params = &module.comp(entry).params;
     if params.len() != arguments.len() {
         return Err(RunError {
@@ -166,11 +172,39 @@ fn run_entry(
     }
     let mut evaluator = Evaluator::new(module, limits, device);
     let result = evaluator.call(entry, arguments)?;
+    // A start whose done never ran: its operation ran (or still runs) on the
+    // stream, but nothing waited for it, so its result is lost and its
+    // collective may leave other devices waiting. The earliest start is
+    // reported, so the error is the same on every run.
+    if let Some(&(start, _)) = evaluator
+        .unfinished_starts
+        .values()
+        .min_by_key(|(start, _)| weft_ir::Module::instr_index(*start))
+    {
+        // Let the lost operations finish first: their collectives still
+        // serve the other devices, which must not fail for this device's
+        // mistake (and the report must not depend on who stops first).
+        for (_, pending) in evaluator.unfinished_starts.values() {
+            let _ = pending.wait();
+        }
+        let count = evaluator.unfinished_starts.len();
+        let others = match count {
+            1 => String::new(),
+            n => format!(" (and {} other start(s))", n - 1),
+        };
+        return Err(evaluator.error(
+            start,
+            format!(
+                "this asynchronous operation was started but no done finished it before the entry computation returned{others}; every start needs its done to run"
+            ),
+        ));
+    }
     let timeline = evaluator.timeline.take().unwrap_or_default();
     Ok(Evaluation {
         result,
         check_failures: evaluator.check_failures,
         printed: evaluator.printed,
+        outfeed: evaluator.outfeed,
         timeline,
     })
 }
@@ -184,6 +218,8 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) check_failures: Vec<String>,
     /// What `interpreter.print` printed so far.
     pub(crate) printed: Vec<String>,
+    /// What `outfeed` fed out so far.
+    pub(crate) outfeed: Vec<Value>,
     /// The values each `interpreter.probe` saw, by probe id, one per
     /// execution (a probe in a loop records every iteration).
     pub(crate) probes: FxHashMap<String, Vec<Value>>,
@@ -194,6 +230,11 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) occurrences: FxHashMap<Instr, u64>,
     /// Events and time accounts, on a device of a grid.
     pub(crate) timeline: Option<crate::devices::timeline::DeviceTimeline>,
+    /// The asynchronous operations handed to this device's stream whose
+    /// done has not run yet (by [`crate::tensor::InFlight::id`]), with the
+    /// start that began each. Empty when the entry computation ends in a
+    /// correct program.
+    pub(crate) unfinished_starts: FxHashMap<usize, (Instr, crate::tensor::InFlight)>,
 }
 
 impl<'m> Evaluator<'m> {
@@ -209,6 +250,7 @@ impl<'m> Evaluator<'m> {
             depth: 0,
             check_failures: Vec::new(),
             printed: Vec::new(),
+            outfeed: Vec::new(),
             probes: FxHashMap::default(),
             limits,
             timeline: device
@@ -216,6 +258,7 @@ impl<'m> Evaluator<'m> {
                 .map(|_| crate::devices::timeline::DeviceTimeline::default()),
             device,
             occurrences: FxHashMap::default(),
+            unfinished_starts: FxHashMap::default(),
         }
     }
 

@@ -74,6 +74,11 @@ impl Lowering<'_> {
                 let operands = self.operands(op)?;
                 let shape = self.result_shape(op)?;
                 let name = self.name_for(op, collective_opcode(kind).name());
+                if spec.kind == OpKind::AllToAll && operands.len() > 1 {
+                    let result = self.variadic_all_to_all(comp, &spec, operands, shape, &name)?;
+                    self.bind_results(comp, op, result);
+                    return Ok(());
+                }
                 let core = self.emit_collective(comp, &spec, operands, shape, &name)?;
                 let result = self.finish_all_to_all(comp, &spec, core, shape, &name);
                 self.bind_results(comp, op, result);
@@ -227,6 +232,37 @@ impl Lowering<'_> {
             self.module.instrs[instr].callees = vec![reducer];
         }
         Ok(instr)
+    }
+
+    /// An all-to-all of several operands: each operand is split, exchanged
+    /// and concatenated on its own, so it becomes one array all-to-all per
+    /// operand (same groups and channel), their results in a tuple.
+    fn variadic_all_to_all(
+        &mut self,
+        comp: Comp,
+        spec: &CollectiveSpec,
+        operands: Vec<Instr>,
+        shape: Shape,
+        name: &str,
+    ) -> LowerResult<Instr> {
+        let results = self
+            .module
+            .shapes
+            .tuple_elements(shape)
+            .map(<[Shape]>::to_vec)
+            .filter(|results| results.len() == operands.len())
+            .ok_or_else(|| {
+                Box::new(weft_ir::Diagnostic::error(
+                    weft_ir::Span::default(),
+                    "an all_to_all has as many results as operands",
+                ))
+            })?;
+        let mut parts = Vec::with_capacity(operands.len());
+        for (operand, result) in operands.into_iter().zip(results) {
+            let core = self.emit_collective(comp, spec, vec![operand], result, name)?;
+            parts.push(self.finish_all_to_all(comp, spec, core, result, name));
+        }
+        Ok(self.tuple(comp, parts, name))
     }
 
     /// XLA's all-to-all with different split and concat dimensions: reshape

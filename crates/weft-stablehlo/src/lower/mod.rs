@@ -29,7 +29,9 @@
 //!   distribution with `dynamic-slice` (replicated → sharded) or `all-gather`
 //!   (sharded → replicated) where the program asks for it;
 //! - `check.*` and `interpreter.*` ops become side-effecting custom-calls
-//!   (`check.expect_eq`, …) that the runtime gives meaning to ([`testing`]).
+//!   (`check.expect_eq`, …) that the runtime gives meaning to ([`testing`]);
+//!   `interpreter.run_parallel` becomes one naming the computations of the
+//!   programs it runs on a grid ([`run_parallel`]).
 //!
 //! Invariants of the result: every instruction has a name unique in the module
 //! and the default layout unless the op carried an `xla_shape`; callees come
@@ -43,11 +45,12 @@ mod decompositions;
 mod json;
 mod ops;
 mod partition;
+mod run_parallel;
 mod shapes;
 mod testing;
 
 use rustc_hash::FxHashMap;
-use weft_ir::attrs::{Attrs, ParameterAttrs};
+use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
 use weft_ir::names::NameUniquer;
 use weft_ir::{Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
 
@@ -264,14 +267,39 @@ impl<'b> Lowering<'b> {
             .ops
             .last()
             .expect("lowered blocks end in a return");
-        let results = if is_entry {
+        let (results, result_shardings) = if is_entry {
             self.entry_results(comp, func, terminator, results)?
         } else {
-            results
+            (results, Vec::new())
         };
-        let root = self.root_of(comp, &results, terminator);
+        let mut root = self.root_of(comp, &results, terminator);
+        if !result_shardings.is_empty() {
+            root = self.with_result_sharding(comp, root, result_shardings);
+        }
         self.module.comps[comp].root = Some(root);
         Ok(comp)
+    }
+
+    /// Records the entry's result shardings on its root, as XLA writes them:
+    /// the sharding of the one result, or a tuple sharding. A root that
+    /// already carries another sharding (a parameter returned as is, with a
+    /// different annotation) is copied first, so its own annotation stays.
+    fn with_result_sharding(&mut self, comp: Comp, root: Instr, shardings: Vec<Sharding>) -> Instr {
+        // One result is the root itself (root_of adds no tuple for it).
+        let sharding = match <[Sharding; 1]>::try_from(shardings) {
+            Ok([only]) => only,
+            Err(many) => Sharding::Tuple(many),
+        };
+        let root = match &self.module.instrs[root].common().sharding {
+            Some(existing) if *existing != sharding => {
+                let shape = self.module.shape_of(root);
+                let name = format!("{}.result", self.module.instrs[root].name);
+                self.emit(comp, &name, Opcode::Copy, shape, vec![root], Attrs::plain())
+            }
+            _ => root,
+        };
+        self.module.instrs[root].common_mut().sharding = Some(sharding);
+        root
     }
 
     /// The root of a computation returning `results`: the one value, or a tuple.

@@ -283,39 +283,82 @@ impl Lowering<'_> {
     }
 
     /// The entry's results, moved to the distributions its result attributes
-    /// declare.
+    /// declare, and the HLO sharding of each (empty when the program says
+    /// nothing about them).
+    ///
+    /// A partitioned program always knows its results' distributions: a
+    /// result without a declared sharding keeps the one it has (replicated
+    /// when whole). A program already per device records the `mhlo.sharding`
+    /// annotations of its results when any has one, the others replicated
+    /// (as XLA's export to HLO fills a tuple sharding).
     pub(crate) fn entry_results(
         &mut self,
         comp: Comp,
         func: Op,
         terminator: Op,
         results: Vec<Instr>,
-    ) -> LowerResult<Vec<Instr>> {
-        if !self.partitioned {
-            return Ok(results);
-        }
+    ) -> LowerResult<(Vec<Instr>, Vec<Sharding>)> {
         let res_attrs = self
             .body
             .attribute(func, "res_attrs")
             .and_then(Attribute::as_array)
             .map(<[Attribute]>::to_vec);
-        let values = self.body.ops[terminator].operands.clone();
-        let mut out = Vec::new();
-        for (index, (&value, instr)) in values.iter().zip(results).enumerate() {
-            let attrs = res_attrs
+        let attrs_of = |index: usize| -> Vec<NamedAttribute> {
+            res_attrs
                 .as_ref()
                 .and_then(|a| a.get(index))
                 .and_then(Attribute::as_dictionary)
                 .unwrap_or(&[])
-                .to_vec();
+                .to_vec()
+        };
+        if !self.partitioned {
+            let annotations: Vec<Option<Sharding>> = (0..results.len())
+                .map(|index| {
+                    let attrs = attrs_of(index);
+                    let text = attribute::find(&attrs, "mhlo.sharding").and_then(Attribute::as_str);
+                    text.map(|text| {
+                        weft_ir::text::parse_sharding(text).map_err(|d| {
+                            self.error(
+                                func,
+                                format!(
+                                    "unreadable mhlo.sharding \"{text}\" of result {index}: {}",
+                                    d.message
+                                ),
+                            )
+                        })
+                    })
+                    .transpose()
+                })
+                .collect::<LowerResult<_>>()?;
+            let shardings = if annotations.iter().any(Option::is_some) {
+                annotations
+                    .into_iter()
+                    .map(|s| s.unwrap_or_else(Sharding::replicated))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            return Ok((results, shardings));
+        }
+        let values = self.body.ops[terminator].operands.clone();
+        let mut out = Vec::new();
+        let mut shardings = Vec::new();
+        for (index, (&value, instr)) in values.iter().zip(results).enumerate() {
+            let attrs = attrs_of(index);
             let rank = self.body.ty(value).rank().unwrap_or(0);
             let (target, declared) = self.declared_tiling(func, &attrs, rank)?;
+            let current = self.distribution.tilings.get(&value).cloned();
             if !declared {
                 // Undeclared results keep whatever distribution they have.
+                shardings.push(current.map_or_else(Sharding::replicated, |t| t.hlo_sharding(rank)));
                 out.push(instr);
                 continue;
             }
-            let current = self.distribution.tilings.get(&value).cloned();
+            shardings.push(
+                target
+                    .as_ref()
+                    .map_or_else(Sharding::replicated, |t| t.hlo_sharding(rank)),
+            );
             out.push(self.reshard(
                 comp,
                 terminator,
@@ -325,7 +368,7 @@ impl Lowering<'_> {
                 target.as_ref(),
             )?);
         }
-        Ok(out)
+        Ok((out, shardings))
     }
 
     /// Checks that `op` may read its operands' distributions, and gives its

@@ -8,9 +8,8 @@
 //! "iteration": 1}`). `interpreter.print` becomes `interpreter.print`;
 //! `interpreter.probe` becomes `interpreter.probe`, which returns its operand.
 //!
-//! `interpreter.run_parallel` runs several functions on a process grid: it is
-//! a driver, not a computation, so the lowering refuses it and the runtime
-//! lowers each program it names instead.
+//! `interpreter.run_parallel` runs several functions on a process grid; it
+//! becomes a custom-call naming them ([`super::run_parallel`]).
 
 use weft_ir::attrs::{Attrs, BackendConfig, CustomCallAttrs};
 use weft_ir::{Comp, Opcode};
@@ -30,13 +29,8 @@ impl Lowering<'_> {
             OpKind::CheckExpectSerializedEq => "check.expect_serialized_eq",
             OpKind::InterpreterPrint => "interpreter.print",
             OpKind::InterpreterProbe => "interpreter.probe",
-            _ => {
-                return Err(self.error_with_hint(
-                    op,
-                    "interpreter.run_parallel drives several programs and is not a computation",
-                    "lower each function it runs on its own (weft interpret runs the whole case)",
-                ));
-            }
+            OpKind::InterpreterRunParallel => return self.lower_run_parallel(comp, op),
+            _ => return Err(self.error(op, "not an interpreter or check op")),
         };
         let mut operands = self.operands(op)?;
         let name = self.name_for(op, target);

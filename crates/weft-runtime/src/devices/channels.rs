@@ -1,0 +1,302 @@
+//! Point-to-point transfers between the devices of a grid: the mailbox that
+//! pairs each HLO `send` with a `recv`.
+//!
+//! Data travels on a [`Route`]: a whole channel, where any device's recv
+//! takes the channel's next send whoever sent it (the StableHLO
+//! interpreter's channels, `interpreter.run_parallel`), or one source →
+//! target pair of a channel (XLA's `_xla_send_recv_source_target_pairs`, as
+//! its SPMD pipelines write them).
+//!
+//! Invariants:
+//! - Per route, messages are received in the order they were sent: the k-th
+//!   receive *posted* on a route takes the k-th send on it, whichever device
+//!   posts it and whenever it redeems it.
+//! - A send never waits: it deposits its data and goes on (the mailbox has
+//!   room for everything sent), so no order of sends and recvs deadlocks on
+//!   the mailbox itself. Only redeeming a receive waits, and at most the
+//!   run's timeout, after which it fails naming its route and message.
+//! - A receive is posted by `recv` and redeemed by `recv-done`; the
+//!   [`Ticket`] between them travels in the recv's `u32[]` context element,
+//!   so the pair may sit in different computations (a pipelined loop), as
+//!   XLA's do.
+//! - An aborted run wakes every waiting receive with `stopped because …`,
+//!   the fabric's wording, so the run reports the root cause.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::tensor::Value;
+
+/// Where a message goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Route {
+    /// Every send on the channel, to whichever device receives on it.
+    Channel(i64),
+    /// From one device to another on a channel (flattened device ids).
+    Pair {
+        /// The channel.
+        channel: i64,
+        /// The sending device.
+        source: usize,
+        /// The receiving device.
+        target: usize,
+    },
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Route::Channel(channel) => write!(f, "channel {channel}"),
+            Route::Pair {
+                channel,
+                source,
+                target,
+            } => write!(
+                f,
+                "channel {channel} from device {source} to device {target}"
+            ),
+        }
+    }
+}
+
+/// A posted receive: which message of which route it takes. Its number is
+/// what a recv's `u32[]` context holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket(pub u32);
+
+/// The messages of one route.
+#[derive(Default)]
+struct Queue {
+    /// How many messages were sent on the route: the next send's index.
+    sent: u64,
+    /// How many receives were posted on the route: the next one's index.
+    posted: u64,
+    /// Messages sent and not received yet, by index.
+    waiting: BTreeMap<u64, Value>,
+}
+
+struct State {
+    queues: HashMap<Route, Queue>,
+    /// Each posted, unredeemed receive: its route and message index.
+    tickets: HashMap<Ticket, (Route, u64)>,
+    next_ticket: u32,
+    /// Why the run stopped, once a device has failed.
+    aborted: Option<String>,
+}
+
+/// The mailbox of a run's sends and recvs.
+pub struct Mailbox {
+    state: Mutex<State>,
+    arrived: Condvar,
+    timeout: Duration,
+}
+
+impl Mailbox {
+    /// A mailbox whose receives give up after `timeout`.
+    pub fn new(timeout: Duration) -> Mailbox {
+        Mailbox {
+            state: Mutex::new(State {
+                queues: HashMap::new(),
+                tickets: HashMap::new(),
+                next_ticket: 0,
+                aborted: None,
+            }),
+            arrived: Condvar::new(),
+            timeout,
+        }
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>, String> {
+        self.state
+            .lock()
+            .map_err(|_| "the mailbox's lock was poisoned".to_string())
+    }
+
+    /// Deposits `data` as the next message on `route`.
+    pub fn send(&self, route: Route, data: Value) -> Result<(), String> {
+        let mut state = self.lock()?;
+        let queue = state.queues.entry(route).or_default();
+        let index = queue.sent;
+        queue.sent += 1;
+        queue.waiting.insert(index, data);
+        self.arrived.notify_all();
+        Ok(())
+    }
+
+    /// Posts a receive of the next message on `route` not yet claimed.
+    pub fn post_receive(&self, route: Route) -> Result<Ticket, String> {
+        let mut state = self.lock()?;
+        let queue = state.queues.entry(route).or_default();
+        let index = queue.posted;
+        queue.posted += 1;
+        let ticket = Ticket(state.next_ticket);
+        // Wrapping would need four billion receives in flight at once.
+        state.next_ticket = state.next_ticket.wrapping_add(1);
+        state.tickets.insert(ticket, (route, index));
+        Ok(ticket)
+    }
+
+    /// The message `ticket` claims, once it has been sent.
+    pub fn receive(&self, ticket: Ticket) -> Result<Value, String> {
+        let deadline = Instant::now() + self.timeout;
+        let mut state = self.lock()?;
+        let Some(&(route, index)) = state.tickets.get(&ticket) else {
+            return Err(format!(
+                "receive {} was never posted or was already redeemed (each recv's context is redeemed by one recv-done)",
+                ticket.0
+            ));
+        };
+        loop {
+            if let Some(reason) = &state.aborted {
+                return Err(format!("stopped because {reason}"));
+            }
+            let queue = state.queues.entry(route).or_default();
+            if let Some(data) = queue.waiting.remove(&index) {
+                state.tickets.remove(&ticket);
+                return Ok(data);
+            }
+            let sent = queue.sent;
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(format!(
+                    "waited {:.1} s for message {} on {route}, but {sent} had been sent there: no device sent it (a missing send, a send on another channel or pair, or a deadlock)",
+                    self.timeout.as_secs_f64(),
+                    index + 1,
+                ));
+            }
+            state = self
+                .arrived
+                .wait_timeout(state, deadline - now)
+                .map_err(|_| "the mailbox's lock was poisoned".to_string())?
+                .0;
+        }
+    }
+
+    /// Wakes every waiting receive: a device failed with `reason`.
+    pub fn abort(&self, reason: String) {
+        if let Ok(mut state) = self.state.lock() {
+            state.aborted.get_or_insert(reason);
+        }
+        self.arrived.notify_all();
+    }
+}
+
+/// `{{0,1},{1,2}}` — the pairs of `_xla_send_recv_source_target_pairs`.
+pub fn parse_source_target_pairs(text: &str) -> Option<Vec<(i64, i64)>> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    let mut pairs = Vec::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let open = rest.strip_prefix('{')?;
+        let close = open.find('}')?;
+        let mut numbers = open[..close].split(',').map(|n| n.trim().parse::<i64>());
+        let (Some(Ok(source)), Some(Ok(target)), None) =
+            (numbers.next(), numbers.next(), numbers.next())
+        else {
+            return None;
+        };
+        pairs.push((source, target));
+        rest = open[close + 1..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+    Some(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::Tensor;
+
+    fn scalar(value: u8) -> Value {
+        Value::Tensor(Tensor::new(
+            weft_ir::ElementType::U8,
+            Vec::new(),
+            vec![value],
+        ))
+    }
+
+    fn byte(value: &Value) -> u8 {
+        value.as_tensor().expect("an array").bytes[0]
+    }
+
+    #[test]
+    fn a_route_delivers_in_send_order_to_receives_in_post_order() {
+        let mailbox = Mailbox::new(Duration::from_secs(1));
+        let route = Route::Channel(1);
+        let first = mailbox.post_receive(route).unwrap();
+        let second = mailbox.post_receive(route).unwrap();
+        mailbox.send(route, scalar(10)).unwrap();
+        mailbox.send(route, scalar(20)).unwrap();
+        // Redeemed out of order, each still takes its own message.
+        assert_eq!(byte(&mailbox.receive(second).unwrap()), 20);
+        assert_eq!(byte(&mailbox.receive(first).unwrap()), 10);
+        assert!(mailbox.receive(first).is_err(), "a ticket is redeemed once");
+    }
+
+    #[test]
+    fn routes_are_apart() {
+        let mailbox = Mailbox::new(Duration::from_millis(50));
+        let to_one = Route::Pair {
+            channel: 1,
+            source: 0,
+            target: 1,
+        };
+        let to_two = Route::Pair {
+            channel: 1,
+            source: 0,
+            target: 2,
+        };
+        mailbox.send(to_two, scalar(2)).unwrap();
+        let ticket = mailbox.post_receive(to_one).unwrap();
+        let error = mailbox.receive(ticket).unwrap_err();
+        assert!(
+            error.contains("message 1 on channel 1 from device 0 to device 1"),
+            "{error}"
+        );
+        let ticket = mailbox.post_receive(to_two).unwrap();
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap()), 2);
+    }
+
+    #[test]
+    fn a_receive_waits_for_a_send_from_another_thread() {
+        let mailbox = std::sync::Arc::new(Mailbox::new(Duration::from_secs(5)));
+        let ticket = mailbox.post_receive(Route::Channel(3)).unwrap();
+        let sender = {
+            let mailbox = mailbox.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                mailbox.send(Route::Channel(3), scalar(7)).unwrap();
+            })
+        };
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap()), 7);
+        sender.join().unwrap();
+    }
+
+    #[test]
+    fn an_abort_wakes_a_waiting_receive() {
+        let mailbox = std::sync::Arc::new(Mailbox::new(Duration::from_secs(30)));
+        let ticket = mailbox.post_receive(Route::Channel(1)).unwrap();
+        let aborter = {
+            let mailbox = mailbox.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                mailbox.abort("device 0 failed".into());
+            })
+        };
+        let error = mailbox.receive(ticket).unwrap_err();
+        assert_eq!(error, "stopped because device 0 failed");
+        aborter.join().unwrap();
+    }
+
+    #[test]
+    fn pairs_parse_as_xla_writes_them() {
+        assert_eq!(
+            parse_source_target_pairs("{{0,1},{1,2}, {3, 0}}"),
+            Some(vec![(0, 1), (1, 2), (3, 0)])
+        );
+        assert_eq!(parse_source_target_pairs("{}"), Some(Vec::new()));
+        assert_eq!(parse_source_target_pairs("{{0,1,2}}"), None);
+        assert_eq!(parse_source_target_pairs("0,1"), None);
+    }
+}
