@@ -22,9 +22,9 @@
 
 use std::time::{Duration, Instant};
 
+use weft_runtime::Value;
 use weft_runtime::devices::{Grid, GridOptions, Link, run_grid};
 use weft_runtime::random::SplitMix64;
-use weft_runtime::Value;
 
 /// What the bench measures, from the command line.
 struct Settings {
@@ -50,7 +50,9 @@ impl Settings {
         let arguments: Vec<String> = std::env::args().skip(1).collect();
         let mut index = 0;
         while index < arguments.len() {
-            let value = arguments.get(index + 1).and_then(|v| v.parse::<usize>().ok());
+            let value = arguments
+                .get(index + 1)
+                .and_then(|v| v.parse::<usize>().ok());
             let slot = match arguments[index].as_str() {
                 "--devices" => &mut settings.devices,
                 "--rounds" => &mut settings.rounds,
@@ -175,7 +177,11 @@ fn program(settings: &Settings, version: Version) -> String {
 /// Seeded random values, every device its own.
 fn arguments(settings: &Settings) -> Vec<Vec<Value>> {
     let n = settings.size as i64;
-    let shapes = [vec![n, n], vec![n, n], vec![settings.gradient_rows as i64, 1024]];
+    let shapes = [
+        vec![n, n],
+        vec![n, n],
+        vec![settings.gradient_rows as i64, 1024],
+    ];
     (0..settings.devices)
         .map(|device| {
             let mut random = SplitMix64::new(device as u64);

@@ -25,7 +25,9 @@ fn shard(tensor: &Tensor, device: usize, devices: usize) -> Tensor {
     Tensor {
         elem: tensor.elem,
         dims: tensor.dims[1..].to_vec(),
-        bytes: tensor.bytes[device * size..(device + 1) * size].to_vec().into(),
+        bytes: tensor.bytes[device * size..(device + 1) * size]
+            .to_vec()
+            .into(),
     }
 }
 

@@ -208,13 +208,14 @@ impl Evaluator<'_> {
             };
             grid.id(id)
         };
-        if let Some(&(source, target)) = pairs
-            .iter()
-            .find(|&&(source, target)| !(0..line_length).contains(&source) || !(0..line_length).contains(&target))
-        {
+        if let Some(&(source, target)) = pairs.iter().find(|&&(source, target)| {
+            !(0..line_length).contains(&source) || !(0..line_length).contains(&target)
+        }) {
             return Err(self.error(
                 instr,
-                format!("the pair {{{source},{target}}} names a device outside the grid's {line_length}"),
+                format!(
+                    "the pair {{{source},{target}}} names a device outside the grid's {line_length}"
+                ),
             ));
         }
         let occurrence = self.next_occurrence(instr);
@@ -232,9 +233,12 @@ impl Evaluator<'_> {
         let started = std::time::Instant::now();
         let contribution = Arc::new(pack(operands));
         for &(_, target) in pairs.iter().filter(|&&(source, _)| source == me) {
-            device
-                .fabric
-                .deliver(key.clone(), line_device(me), line_device(target), contribution.clone());
+            device.fabric.deliver(
+                key.clone(),
+                line_device(me),
+                line_device(target),
+                contribution.clone(),
+            );
         }
         let result: Vec<Tensor> = match pairs.iter().find(|&&(_, target)| target == me) {
             Some(&(source, _)) => {
