@@ -11,18 +11,21 @@
 //! modelled transfer takes as long as the measured compute (compute ≈
 //! communication, where overlap matters most). The four versions then run
 //! interleaved, round after round, so machine noise hits them alike, and the
-//! report gives the median step time of each and the two ratios the runtime
-//! promises: `async / max(compute, communication)` ≤ 1.10 and `sync / async`
-//! ≥ 1.6.
+//! report gives the median and the fastest step time of each and the two
+//! ratios the runtime promises: `async / max(compute, communication)` ≤ 1.10
+//! and `sync / async` ≥ 1.6, from the medians (the verdict) and from the
+//! fastest runs (what the runtime does when a shared machine does not
+//! interfere; interference only ever adds time).
 //!
 //! ```sh
 //! cargo bench -p weft-runtime --bench overlap
 //! cargo bench -p weft-runtime --bench overlap -- --devices 4 --rounds 15 --size 384
 //! ```
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use weft_runtime::Value;
+use weft_runtime::devices::timeline::DeviceTimeline;
 use weft_runtime::devices::{Grid, GridOptions, Link, run_grid};
 use weft_runtime::random::SplitMix64;
 
@@ -199,7 +202,8 @@ fn arguments(settings: &Settings) -> Vec<Vec<Value>> {
         .collect()
 }
 
-/// One run's step time.
+/// One run's step time: from the moment every device is ready to the end
+/// of the last (as `weft run` reports it).
 fn step(module: &weft_ir::Module, settings: &Settings, link: Link) -> Duration {
     let grid = Grid {
         replicas: 1,
@@ -211,9 +215,9 @@ fn step(module: &weft_ir::Module, settings: &Settings, link: Link) -> Duration {
         ..GridOptions::default()
     };
     let arguments = arguments(settings);
-    let start = Instant::now();
-    run_grid(module, grid, arguments, options).expect("the step runs");
-    start.elapsed()
+    let evaluations = run_grid(module, grid, arguments, options).expect("the step runs");
+    let timelines: Vec<DeviceTimeline> = evaluations.into_iter().map(|e| e.timeline).collect();
+    DeviceTimeline::step_time(&timelines)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -236,11 +240,16 @@ fn main() {
 
     // Calibrate: the link's bandwidth makes the all-reduce's modelled
     // transfer (2 (n-1)/n of the gradient, as a ring moves it) as long as the
-    // compute measured now.
-    let calibration: Vec<Duration> = (0..3)
+    // compute measured now: after two warm-up runs, the fastest of seven
+    // (a shared machine's interference only ever adds time, so the
+    // fastest run is the steadiest estimate).
+    for _ in 0..2 {
+        step(&modules[0], &settings, Link::UNPACED);
+    }
+    let compute = (0..7)
         .map(|_| step(&modules[0], &settings, Link::UNPACED))
-        .collect();
-    let compute = median(calibration);
+        .min()
+        .expect("seven runs");
     let gradient_bytes = (settings.gradient_rows * 1024 * 4) as f64;
     let devices = settings.devices as f64;
     let received = 2.0 * (devices - 1.0) / devices * gradient_bytes;
@@ -257,13 +266,14 @@ fn main() {
             samples[index].push(step(&modules[index], &settings, link));
         }
     }
-    let medians: Vec<Duration> = samples.into_iter().map(median).collect();
-    let [compute, communication, asynchronous, synchronous] = medians[..] else {
-        unreachable!("four versions")
-    };
+    let medians: Vec<Duration> = samples.iter().cloned().map(median).collect();
+    let fastest: Vec<Duration> = samples
+        .iter()
+        .map(|runs| *runs.iter().min().expect("at least one round"))
+        .collect();
 
     println!(
-        "overlap: {} devices, {} layers of {n}x{n} matmul + tanh, {:.1} MB gradient all-reduce, link {:.2} GB/s + 5 us (calibrated), median of {} rounds",
+        "overlap: {} devices, {} layers of {n}x{n} matmul + tanh, {:.1} MB gradient all-reduce, link {:.2} GB/s + 5 us (calibrated), {} rounds",
         settings.devices,
         settings.layers,
         gradient_bytes / 1e6,
@@ -271,19 +281,29 @@ fn main() {
         settings.rounds,
         n = settings.size,
     );
-    for (version, time) in Version::ALL.iter().zip(&medians) {
-        println!("  {:<14} {:>9.2} ms", version.name(), milliseconds(*time));
+    println!("  {:<14} {:>9} {:>9}", "", "median", "fastest");
+    for ((version, median), fastest) in Version::ALL.iter().zip(&medians).zip(&fastest) {
+        println!(
+            "  {:<14} {:>6.2} ms {:>6.2} ms",
+            version.name(),
+            milliseconds(*median),
+            milliseconds(*fastest)
+        );
     }
-    let bound = compute.max(communication);
-    let async_over_bound = asynchronous.as_secs_f64() / bound.as_secs_f64();
-    let speedup = synchronous.as_secs_f64() / asynchronous.as_secs_f64();
+    // The targets are judged on the medians; the same ratios of the fastest
+    // runs show what the runtime does when the machine does not interfere.
     let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
-    println!(
-        "  async / max(compute, communication) = {async_over_bound:.3}  (target <= 1.10: {})",
-        verdict(async_over_bound <= 1.10)
-    );
-    println!(
-        "  sync / async                        = {speedup:.3}  (target >= 1.60: {})",
-        verdict(speedup >= 1.6)
-    );
+    for (label, times) in [("median", &medians), ("fastest", &fastest)] {
+        let [compute, communication, asynchronous, synchronous] = times[..] else {
+            unreachable!("four versions")
+        };
+        let bound = compute.max(communication);
+        let async_over_bound = asynchronous.as_secs_f64() / bound.as_secs_f64();
+        let speedup = synchronous.as_secs_f64() / asynchronous.as_secs_f64();
+        println!(
+            "  {label:<8} async / max(compute, communication) = {async_over_bound:.3} (target <= 1.10: {}), sync / async = {speedup:.3} (target >= 1.60: {})",
+            verdict(async_over_bound <= 1.10),
+            verdict(speedup >= 1.6)
+        );
+    }
 }

@@ -72,8 +72,9 @@ struct Queue {
     sent: u64,
     /// How many receives were posted on the route: the next one's index.
     posted: u64,
-    /// Messages sent and not received yet, by index.
-    waiting: BTreeMap<u64, Value>,
+    /// Messages sent and not received yet, by index, with when each was
+    /// sent (the link model counts its transfer from then).
+    waiting: BTreeMap<u64, (Value, Instant)>,
 }
 
 struct State {
@@ -119,7 +120,7 @@ impl Mailbox {
         let queue = state.queues.entry(route).or_default();
         let index = queue.sent;
         queue.sent += 1;
-        queue.waiting.insert(index, data);
+        queue.waiting.insert(index, (data, Instant::now()));
         self.arrived.notify_all();
         Ok(())
     }
@@ -137,8 +138,9 @@ impl Mailbox {
         Ok(ticket)
     }
 
-    /// The message `ticket` claims, once it has been sent.
-    pub fn receive(&self, ticket: Ticket) -> Result<Value, String> {
+    /// The message `ticket` claims, once it has been sent, and when it was
+    /// sent.
+    pub fn receive(&self, ticket: Ticket) -> Result<(Value, Instant), String> {
         let deadline = Instant::now() + self.timeout;
         let mut state = self.lock()?;
         let Some(&(route, index)) = state.tickets.get(&ticket) else {
@@ -229,8 +231,8 @@ mod tests {
         mailbox.send(route, scalar(10)).unwrap();
         mailbox.send(route, scalar(20)).unwrap();
         // Redeemed out of order, each still takes its own message.
-        assert_eq!(byte(&mailbox.receive(second).unwrap()), 20);
-        assert_eq!(byte(&mailbox.receive(first).unwrap()), 10);
+        assert_eq!(byte(&mailbox.receive(second).unwrap().0), 20);
+        assert_eq!(byte(&mailbox.receive(first).unwrap().0), 10);
         assert!(mailbox.receive(first).is_err(), "a ticket is redeemed once");
     }
 
@@ -255,7 +257,7 @@ mod tests {
             "{error}"
         );
         let ticket = mailbox.post_receive(to_two).unwrap();
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap()), 2);
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap().0), 2);
     }
 
     #[test]
@@ -269,7 +271,7 @@ mod tests {
                 mailbox.send(Route::Channel(3), scalar(7)).unwrap();
             })
         };
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap()), 7);
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap().0), 7);
         sender.join().unwrap();
     }
 

@@ -40,7 +40,7 @@ impl Evaluator<'_> {
         let groups = match &data.attrs {
             Attrs::Collective(attrs) => {
                 let mode = match opcode {
-                    Opcode::AllToAll | Opcode::CollectiveBroadcast => {
+                    Opcode::AllToAll | Opcode::RaggedAllToAll | Opcode::CollectiveBroadcast => {
                         GroupMode::of_exchange(attrs.channel_id)
                     }
                     _ => GroupMode::of_reduction(attrs),
@@ -86,7 +86,37 @@ impl Evaluator<'_> {
             .collect::<Option<_>>()
             .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
         let result = match opcode {
-            // Every member gets the same result: computed once for the group.
+            // Every member gets the same result: computed once for the group,
+            // by all members together when the reducer has a native kernel.
+            Opcode::AllReduce | Opcode::AllReduceStart
+                if let Some(op) = self.shared_fold_op(instr, &parts) =>
+            {
+                let first = parts[0][0];
+                let fold = exchanged.shared_fold.get_or_init(|| {
+                    super::shared_fold::SharedFold::new(first.bytes.len(), 4, group.len())
+                });
+                let inputs: Vec<&[f32]> = parts
+                    .iter()
+                    .map(|p| crate::tensor::as_f32(&p[0].bytes))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| self.error(instr, "unaligned all-reduce operands"))?;
+                let bytes = fold
+                    .fill(position, device.fabric.timeout(), |elements, out| {
+                        let share: Vec<&[f32]> = inputs
+                            .iter()
+                            .map(|input| &input[elements.clone()])
+                            .collect();
+                        if let Some(out) = crate::tensor::as_f32_mut(out) {
+                            crate::evaluate::fold_f32(op, &share, out);
+                        }
+                    })
+                    .map_err(|message| self.error(instr, message))?;
+                vec![Tensor {
+                    elem: first.elem,
+                    dims: first.dims.clone(),
+                    bytes,
+                }]
+            }
             Opcode::AllReduce | Opcode::AllReduceStart => exchanged
                 .group_result
                 .get_or_init(|| {
@@ -144,6 +174,16 @@ impl Evaluator<'_> {
             },
             Opcode::CollectiveBroadcast => parts[0].iter().map(|&t| t.clone()).collect(),
             Opcode::CollectiveReduce => self.collective_reduce(instr, &parts, position)?,
+            Opcode::RaggedAllToAll => {
+                let contributions = parts
+                    .iter()
+                    .map(|p| self.ragged_contribution(instr, p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let output = parts[position]
+                    .get(1)
+                    .ok_or_else(|| self.error(instr, "ragged-all-to-all without its output"))?;
+                vec![self.ragged_all_to_all(instr, output, &contributions, position)?]
+            }
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
         // The link model: the data this device receives arrives over the
@@ -285,6 +325,31 @@ impl Evaluator<'_> {
         };
         self.account_communication(device, started);
         Ok(collective_value(result))
+    }
+
+    /// The reducer's op when the members of this all-reduce can fold it
+    /// together ([`super::shared_fold`]): one aligned f32 operand of the
+    /// same shape from every member of a group of at least two, and a
+    /// reducer that is add, multiply, maximum or minimum of its parameters.
+    fn shared_fold_op(&self, instr: Instr, parts: &[Vec<&Tensor>]) -> Option<Opcode> {
+        let first = *parts.first()?.first()?;
+        let uniform = parts.len() >= 2
+            && parts.iter().all(|p| {
+                p.len() == 1
+                    && p[0].elem == weft_ir::ElementType::F32
+                    && p[0].dims == first.dims
+                    && crate::tensor::as_f32(&p[0].bytes).is_some()
+            });
+        if !uniform {
+            return None;
+        }
+        let reducer = self.callee(instr, 0).ok()?;
+        self.simple_reducer(reducer).filter(|op| {
+            matches!(
+                op,
+                Opcode::Add | Opcode::Multiply | Opcode::Maximum | Opcode::Minimum
+            )
+        })
     }
 
     /// How many times this device has run `instr` before (then counts this

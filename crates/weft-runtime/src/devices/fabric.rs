@@ -49,11 +49,21 @@ pub struct Exchanged {
     pub contributions: Vec<Arc<Value>>,
     /// The result the group computes once and shares.
     pub group_result: GroupResult,
+    /// The output the group's members fold together (an all-reduce whose
+    /// reducer has a native kernel).
+    pub shared_fold: SharedFoldSlot,
 }
+
+/// Where the members of an all-reduce find their [`SharedFold`], made by
+/// the first to need it.
+///
+/// [`SharedFold`]: super::shared_fold::SharedFold
+pub type SharedFoldSlot = Arc<std::sync::OnceLock<super::shared_fold::SharedFold>>;
 
 struct Slot {
     contributions: Vec<Option<Arc<Value>>>,
     group_result: GroupResult,
+    shared_fold: SharedFoldSlot,
     /// Members that have not read the result yet.
     readers_left: usize,
 }
@@ -112,6 +122,11 @@ impl Fabric {
         }
     }
 
+    /// How long a rendezvous waits for the rest of its group.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Every device's state: where it waits, or that it is not in a
     /// collective (computing, or finished).
     fn report(&self, state: &State) -> String {
@@ -155,6 +170,7 @@ impl Fabric {
         let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
             contributions: vec![None; group.len()],
             group_result: GroupResult::default(),
+            shared_fold: SharedFoldSlot::default(),
             readers_left: group.len(),
         });
         if slot.contributions.len() != group.len() || slot.contributions[position].is_some() {
@@ -181,6 +197,7 @@ impl Fabric {
                         .map(|c| c.clone().expect("present"))
                         .collect(),
                     group_result: slot.group_result.clone(),
+                    shared_fold: slot.shared_fold.clone(),
                 };
                 slot.readers_left -= 1;
                 if slot.readers_left == 0 {

@@ -22,7 +22,10 @@ pub mod collectives;
 pub mod fabric;
 pub mod feeds;
 pub mod groups;
+mod priority;
+mod ragged;
 pub mod sharding;
+pub mod shared_fold;
 pub(crate) mod stream;
 pub mod timeline;
 
@@ -176,7 +179,22 @@ pub fn run_grid_programs(
     let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
     let mailbox = Arc::new(channels::Mailbox::new(options.timeout));
     let infeed = Arc::new(feeds::Infeed::new(infeed));
-    let origin = std::time::Instant::now();
+    // Every thread (compute and stream) waits at the start line until all
+    // exist, and the run's clock starts when they leave it: spawning threads
+    // is the simulator's setup, not the program's time, and a device whose
+    // thread started late would otherwise look like a device that computes
+    // slowly.
+    let start_line = Arc::new(std::sync::Barrier::new(2 * grid.len()));
+    let launch: Arc<std::sync::OnceLock<std::time::Instant>> = Arc::default();
+    let leave_start_line = {
+        let start_line = start_line.clone();
+        let launch = launch.clone();
+        move || {
+            start_line.wait();
+            *launch.get_or_init(std::time::Instant::now)
+        }
+    };
+    let placeholder_origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
     crate::evaluate::set_cores_per_device((cores / grid.len()).max(1));
     let outcomes: Vec<Result<Evaluation, RunError>> = std::thread::scope(|scope| {
@@ -193,14 +211,17 @@ pub fn run_grid_programs(
                     channels: mailbox.clone(),
                     infeed: infeed.clone(),
                     stream,
-                    origin,
+                    origin: placeholder_origin,
                     link: options.link,
                 };
-                let stream_context = context_with(None);
-                let context = context_with(Some(jobs));
+                let mut stream_context = context_with(None);
+                let mut context = context_with(Some(jobs));
+                let stream_start = leave_start_line.clone();
+                let device_start = leave_start_line.clone();
                 let stream_handle = std::thread::Builder::new()
                     .name(format!("device {index} async stream"))
                     .spawn_scoped(scope, move || {
+                        stream_context.origin = stream_start();
                         stream::run_stream(module, options.limits, stream_context, stream_jobs)
                     })
                     .expect("a stream thread starts");
@@ -209,6 +230,9 @@ pub fn run_grid_programs(
                 std::thread::Builder::new()
                     .name(format!("device {index}"))
                     .spawn_scoped(scope, move || {
+                        priority::lower_for_compute();
+                        let origin = device_start();
+                        context.origin = origin;
                         let outcome = crate::evaluate::run_on_device(
                             module,
                             entry,
@@ -224,7 +248,9 @@ pub fn run_grid_programs(
                         // The compute thread's end closes the stream's queue;
                         // the stream's timeline joins the device's.
                         let stream_timeline = stream_handle.join().unwrap_or_default();
+                        let finished = origin.elapsed();
                         outcome.map(|mut evaluation| {
+                            evaluation.timeline.finished = finished;
                             evaluation.timeline.communication += stream_timeline.communication;
                             evaluation.timeline.events.extend(stream_timeline.events);
                             evaluation

@@ -54,6 +54,9 @@ pub struct DeviceTimeline {
     pub communication: Duration,
     /// Time the compute stream waited for communication.
     pub exposed: Duration,
+    /// When the device finished (its compute and its async stream), from
+    /// the start of the run.
+    pub finished: Duration,
 }
 
 impl DeviceTimeline {
@@ -66,6 +69,11 @@ impl DeviceTimeline {
             start: start.saturating_duration_since(origin).as_secs_f64() * 1e6,
             duration: end.saturating_duration_since(start).as_secs_f64() * 1e6,
         });
+    }
+
+    /// The step time of a run: when its last device finished.
+    pub fn step_time(devices: &[DeviceTimeline]) -> Duration {
+        devices.iter().map(|d| d.finished).max().unwrap_or_default()
     }
 
     /// Compute time: busy time that was not spent waiting.
@@ -160,8 +168,13 @@ mod tests {
             busy: Duration::from_millis(10),
             communication: Duration::from_millis(4),
             exposed: Duration::from_millis(1),
+            finished: Duration::from_millis(12),
         };
         assert_eq!(timeline.compute(), Duration::from_millis(9));
+        assert_eq!(
+            DeviceTimeline::step_time(&[DeviceTimeline::default(), timeline.clone()]),
+            Duration::from_millis(12)
+        );
         assert!((timeline.overlap_percent() - 75.0).abs() < 1e-9);
     }
 

@@ -240,6 +240,21 @@ impl Evaluator<'_> {
             | O::CollectiveReduce
             | O::AllReduceStart
             | O::AllReduceDone => Ok(single(arguments)),
+            // A group of one: this device's own rows for itself.
+            O::RaggedAllToAll => {
+                let tensors: Vec<&Tensor> = arguments
+                    .iter()
+                    .map(Value::as_tensor)
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+                let contribution = self.ragged_contribution(instr, &tensors)?;
+                Ok(Value::Tensor(self.ragged_all_to_all(
+                    instr,
+                    tensors[1],
+                    &[contribution],
+                    0,
+                )?))
+            }
             O::CollectivePermute => {
                 let keeps = matches!(&data.attrs, weft_ir::attrs::Attrs::CollectivePermute(p) if p.source_target_pairs.contains(&(0, 0)));
                 if keeps {
@@ -296,6 +311,7 @@ impl Evaluator<'_> {
             | O::AllToAll
             | O::CollectiveBroadcast
             | O::CollectiveReduce
+            | O::RaggedAllToAll
             | O::CollectivePermute => self.grid_collective(instr, data.opcode, arguments),
             // all-reduce-start's value is its result (no tuple).
             O::AllReduceStart => self.start_on_stream(instr, data.opcode, arguments),

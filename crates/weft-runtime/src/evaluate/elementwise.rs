@@ -219,21 +219,8 @@ pub(crate) fn binary(
             O::Subtract => return Ok(map_f32(lhs, rhs, |a, b| a - b)),
             O::Multiply => return Ok(map_f32(lhs, rhs, |a, b| a * b)),
             O::Divide => return Ok(map_f32(lhs, rhs, |a, b| a / b)),
-            // NaN wins; +0 is larger than -0.
-            O::Maximum => {
-                return Ok(map_f32(lhs, rhs, |a: f32, b: f32| {
-                    let b_wins = !a.is_nan()
-                        && (b.is_nan() || b > a || (a == 0.0 && b == 0.0 && a.is_sign_negative()));
-                    if b_wins { b } else { a }
-                }));
-            }
-            O::Minimum => {
-                return Ok(map_f32(lhs, rhs, |a: f32, b: f32| {
-                    let b_wins = !a.is_nan()
-                        && (b.is_nan() || b < a || (a == 0.0 && b == 0.0 && a.is_sign_positive()));
-                    if b_wins { b } else { a }
-                }));
-            }
+            O::Maximum => return Ok(map_f32(lhs, rhs, maximum_f32)),
+            O::Minimum => return Ok(map_f32(lhs, rhs, minimum_f32)),
             _ => {}
         }
     }
@@ -493,6 +480,48 @@ fn map_f32_unary(input: &Tensor, f: impl Fn(f32) -> f32) -> Tensor {
         dims: input.dims.clone(),
         bytes: bytes.into(),
     }
+}
+
+/// XLA's maximum: NaN wins; +0 is larger than -0.
+#[inline]
+fn maximum_f32(a: f32, b: f32) -> f32 {
+    let b_wins =
+        !a.is_nan() && (b.is_nan() || b > a || (a == 0.0 && b == 0.0 && a.is_sign_negative()));
+    if b_wins { b } else { a }
+}
+
+/// XLA's minimum: NaN wins; -0 is smaller than +0.
+#[inline]
+fn minimum_f32(a: f32, b: f32) -> f32 {
+    let b_wins =
+        !a.is_nan() && (b.is_nan() || b < a || (a == 0.0 && b == 0.0 && a.is_sign_positive()));
+    if b_wins { b } else { a }
+}
+
+/// `out[i] = ((inputs[0][i] ⊕ inputs[1][i]) ⊕ inputs[2][i]) …` for the f32
+/// `op` (add, multiply, maximum or minimum): the same bits as folding whole
+/// tensors with [`binary`] left to right. At least two inputs, each as long
+/// as `out`. Returns false, touching nothing, for any other op.
+pub(crate) fn fold_f32(op: Opcode, inputs: &[&[f32]], out: &mut [f32]) -> bool {
+    fn fold(inputs: &[&[f32]], out: &mut [f32], f: impl Fn(f32, f32) -> f32) {
+        for ((o, &a), &b) in out.iter_mut().zip(inputs[0]).zip(inputs[1]) {
+            *o = f(a, b);
+        }
+        for input in &inputs[2..] {
+            for (o, &b) in out.iter_mut().zip(*input) {
+                *o = f(*o, b);
+            }
+        }
+    }
+    debug_assert!(inputs.len() >= 2 && inputs.iter().all(|i| i.len() == out.len()));
+    match op {
+        Opcode::Add => fold(inputs, out, |a, b| a + b),
+        Opcode::Multiply => fold(inputs, out, |a, b| a * b),
+        Opcode::Maximum => fold(inputs, out, maximum_f32),
+        Opcode::Minimum => fold(inputs, out, minimum_f32),
+        _ => return false,
+    }
+    true
 }
 
 fn map_f32(lhs: &Tensor, rhs: &Tensor, f: impl Fn(f32, f32) -> f32) -> Tensor {

@@ -294,6 +294,7 @@ impl Evaluator<'_> {
                 | O::CollectivePermute
                 | O::CollectiveBroadcast
                 | O::CollectiveReduce
+                | O::RaggedAllToAll
                 | O::AllReduceStart
                 | O::AllGatherStart
                 | O::CollectivePermuteStart

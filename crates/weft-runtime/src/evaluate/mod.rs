@@ -33,7 +33,7 @@ mod transfers;
 
 pub(crate) use data_movement::{concatenate, slice};
 pub(crate) use dot::set_cores_per_device;
-pub(crate) use elementwise::binary;
+pub(crate) use elementwise::{binary, fold_f32};
 
 use rustc_hash::FxHashMap;
 use weft_ir::{Comp, Instr, Module};

@@ -159,10 +159,18 @@ impl Evaluator<'_> {
             self.zeros_of(instr, data_shape)?
         } else {
             let waited = std::time::Instant::now();
-            let data = device
+            let (data, sent) = device
                 .channels
                 .receive(Ticket(ticket as u32))
                 .map_err(|message| self.error(instr, message))?;
+            // The link model: the data arrives a transfer time after it
+            // was sent.
+            let bytes = match &data {
+                Value::Tensor(tensor) => tensor.bytes.len(),
+                _ => 0,
+            };
+            let arrived = sent + device.link.transfer_time(bytes as f64);
+            std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
             if let Some(timeline) = self.timeline.as_mut() {
                 timeline.communication += waited.elapsed();
                 if device.stream.is_some() {
