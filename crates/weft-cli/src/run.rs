@@ -158,6 +158,9 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     for line in &evaluation.printed {
         say!("print: {line}");
     }
+    for value in &evaluation.outfeed {
+        say!("outfeed: {}", summary(value));
+    }
     for failure in &evaluation.check_failures {
         eprintln!("check failed: {failure}");
     }
@@ -378,10 +381,16 @@ fn execute_grid(
         .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
     let mut outputs: Vec<Vec<Value>> = Vec::new();
-    for evaluation in &evaluations {
+    for (device, evaluation) in evaluations.iter().enumerate() {
         let mut flat = Vec::new();
         flatten(evaluation.result.clone(), &mut flat);
         outputs.push(flat);
+        for line in &evaluation.printed {
+            say!("device {device} print: {line}");
+        }
+        for value in &evaluation.outfeed {
+            say!("device {device} outfeed: {}", summary(value));
+        }
         for failure in &evaluation.check_failures {
             eprintln!("check failed: {failure}");
         }
