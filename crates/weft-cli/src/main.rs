@@ -16,6 +16,7 @@ mod convert;
 mod fmt;
 mod input;
 mod interpret;
+mod ranks;
 mod run;
 
 use std::process::ExitCode;

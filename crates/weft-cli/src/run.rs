@@ -1,9 +1,13 @@
-//! `weft run`: execute a program's entry computation on one device.
+//! `weft run`: execute a program's entry computation on one device, or on
+//! a grid of devices (threads of this process, or spread over the ranks of
+//! an `mpirun` job with the `mpi` feature, see [`crate::ranks`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use weft_ir::{Module, Shape, ShapeData};
+use weft_runtime::devices::remote::Cluster;
 use weft_runtime::numbers::{Numbers, decode};
 use weft_runtime::random::SplitMix64;
 use weft_runtime::{Tensor, Value};
@@ -98,17 +102,56 @@ pub struct RunArgs {
     max_value_gib: f64,
 }
 
+/// The error of a rank other than 0 whose run failed: rank 0 reports it
+/// (with the device named), so this rank prints nothing.
+const REPORTED_BY_RANK_ZERO: &str = "";
+
 pub fn run(args: &RunArgs) -> ExitCode {
-    match execute(args) {
-        Ok(()) => ExitCode::SUCCESS,
+    let cluster = match crate::ranks::join() {
+        Ok(cluster) => cluster,
         Err(message) => {
             eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut outcome = execute(args, cluster.as_ref());
+    let rank = cluster.as_ref().map_or(0, |cluster| cluster.rank());
+    if let Some(cluster) = &cluster
+        && let Err(message) = cluster.leave()
+    {
+        outcome = outcome.and(Err(format!("error: leaving the MPI job: {message}")));
+    }
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            // An error found before the run (reading inputs, say) is
+            // found by every rank alike; ranks other than 0 name
+            // themselves, in case theirs is the only one.
+            if message != REPORTED_BY_RANK_ZERO {
+                if rank == 0 {
+                    eprintln!("{message}");
+                } else {
+                    eprintln!("rank {rank}: {message}");
+                }
+            }
             ExitCode::FAILURE
         }
     }
 }
 
-fn execute(args: &RunArgs) -> Result<(), String> {
+fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String> {
+    if let Some(cluster) = cluster
+        && args.file.as_os_str() == "-"
+    {
+        // mpirun hands standard input to rank 0 alone.
+        return Err(match cluster.rank() {
+            0 => {
+                "error: under mpirun the program must be a file: standard input reaches rank 0 only"
+                    .into()
+            }
+            _ => REPORTED_BY_RANK_ZERO.into(),
+        });
+    }
     let source = input::read(Some(&args.file)).map_err(|e| format!("error: {e}"))?;
     let (module, map) = load(args, &source)?;
     let entry = module
@@ -116,8 +159,18 @@ fn execute(args: &RunArgs) -> Result<(), String> {
         .ok_or("error: the module has no entry computation")?;
     let params = module.comp(entry).params.clone();
     let grid = grid_of(args, &module)?;
+    if let Some(cluster) = cluster
+        && let Err(error) =
+            weft_runtime::devices::transport::Placement::new(grid.len(), cluster.ranks())
+    {
+        // Every rank finds the same: rank 0 says it once.
+        return Err(match cluster.rank() {
+            0 => format!("error: {error}"),
+            _ => REPORTED_BY_RANK_ZERO.into(),
+        });
+    }
     if grid.len() > 1 {
-        return execute_grid(args, &module, &source, map.as_ref(), grid, &params);
+        return execute_grid(args, &module, &source, map.as_ref(), grid, &params, cluster);
     }
     if !args.inputs.is_empty() && args.inputs.len() != params.len() {
         return Err(format!(
@@ -258,6 +311,7 @@ fn execute_grid(
     map: Option<&weft_ir::text::SourceMap>,
     grid: weft_runtime::devices::Grid,
     params: &[weft_ir::Instr],
+    cluster: Option<&Arc<Cluster>>,
 ) -> Result<(), String> {
     if !args.inputs.is_empty() && args.inputs.len() != params.len() {
         return Err(format!(
@@ -327,16 +381,34 @@ fn execute_grid(
     let mut steps = Vec::with_capacity(repeat);
     let mut last = None;
     for _ in 0..repeat {
-        let evaluations =
-            weft_runtime::devices::run_grid(module, grid, per_device.clone(), options)
-                .map_err(|e| located(&e, source, map))?;
+        let evaluations = match cluster {
+            None => weft_runtime::devices::run_grid(module, grid, per_device.clone(), options)
+                .map_err(|e| located(&e, source, map))?,
+            // Every rank runs its block; rank 0 gets every device's
+            // evaluation and reports, the others print nothing.
+            Some(cluster) => match weft_runtime::devices::run_grid_on_ranks(
+                module,
+                grid,
+                per_device.clone(),
+                options,
+                cluster,
+            ) {
+                Ok(Some(evaluations)) => evaluations,
+                Ok(None) => continue,
+                Err(_) if cluster.rank() != 0 => return Err(REPORTED_BY_RANK_ZERO.into()),
+                Err(error) => return Err(located(&error, source, map)),
+            },
+        };
         let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
         steps.push(weft_runtime::devices::timeline::DeviceTimeline::step_time(
             &timelines,
         ));
         last = Some(evaluations);
     }
-    let evaluations = last.expect("at least one run");
+    let Some(evaluations) = last else {
+        // A rank other than 0: rank 0 reports the run.
+        return Ok(());
+    };
     if repeat > 1 {
         let mut sorted = steps.clone();
         sorted.sort();
@@ -348,8 +420,12 @@ fn execute_grid(
     } else {
         say!("step time: {:.3} ms", steps[0].as_secs_f64() * 1e3);
     }
+    let over_ranks = match cluster {
+        Some(cluster) => format!(" over {} MPI ranks", cluster.ranks()),
+        None => String::new(),
+    };
     say!(
-        "  {devices} devices ({} replica(s) x {} partition(s)), link {}",
+        "  {devices} devices ({} replica(s) x {} partition(s)){over_ranks}, link {}",
         grid.replicas,
         grid.partitions,
         match link.bandwidth {
@@ -602,16 +678,11 @@ fn read_shards(
     number: usize,
     devices: usize,
 ) -> Result<Vec<Tensor>, String> {
-    let Some(array) = module.shapes.as_array(shape) else {
-        return Err(format!(
-            "error: parameter {number} is not an array; it cannot be read from {}",
-            path.display()
-        ));
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    let tensor = weft_runtime::npy::read(&bytes, Some(array.elem))
-        .map_err(|e| format!("error: {}: {e}", path.display()))?;
+    let tensor = read_array(module, shape, path, number)?;
+    let array = module
+        .shapes
+        .as_array(shape)
+        .ok_or_else(|| format!("error: parameter {number} is not an array"))?;
     let mut expected = vec![devices as i64];
     expected.extend(array.dims.iter());
     if tensor.dims != expected {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{compare, corpus_dir, dtypes, load, narrowest_float, programs, read_npy};
+use common::{compare, corpus_or_skip, dtypes, load, narrowest_float, programs, read_npy};
 use libtest_mimic::{Arguments, Failed, Trial};
 use weft_ir::Module;
 use weft_ir::attrs::Sharding;
@@ -258,12 +258,7 @@ fn check(dir: &Path, name: &str, program: &serde_json::Value, file: &Path) -> Re
 
 fn main() {
     let args = Arguments::from_args();
-    let Some(dir) = corpus_dir() else {
-        eprintln!("corpus_global: ../shared/corpus/jax not found; skipping");
-        let trial = Trial::test("corpus_global (corpus absent)", || Ok(())).with_ignored_flag(true);
-        libtest_mimic::run(&args, vec![trial]).exit();
-    };
-    let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    let (dir, manifest) = corpus_or_skip("corpus_global", &args);
     let passed = std::sync::Arc::new(AtomicUsize::new(0));
     let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let mut trials = Vec::new();

@@ -13,7 +13,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{compare, corpus_dir, dtypes, load, narrowest_float, programs, read_npy};
+use common::{compare, corpus_or_skip, dtypes, load, narrowest_float, programs, read_npy};
 use libtest_mimic::{Arguments, Failed, Trial};
 use weft_runtime::Value;
 
@@ -46,12 +46,7 @@ fn check(dir: &Path, name: &str, program: &serde_json::Value, file: &Path) -> Re
 
 fn main() {
     let args = Arguments::from_args();
-    let Some(dir) = corpus_dir() else {
-        eprintln!("corpus_run: ../shared/corpus/jax not found; skipping");
-        let trial = Trial::test("corpus_run (corpus absent)", || Ok(())).with_ignored_flag(true);
-        libtest_mimic::run(&args, vec![trial]).exit();
-    };
-    let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    let (dir, manifest) = corpus_or_skip("corpus_run", &args);
     let mut trials = Vec::new();
     for program in programs(&manifest) {
         let Some(name) = program

@@ -21,11 +21,17 @@
 //!   XLA's do.
 //! - An aborted run wakes every waiting receive with `stopped because …`,
 //!   the fabric's wording, so the run reports the root cause.
+//! - When the grid spans ranks ([`super::remote`]), a send on a pair route
+//!   whose target runs on another rank goes to that rank's mailbox, where it
+//!   arrives ([`Mailbox::arrived`]) in the order it was sent; a
+//!   whole-channel route is an error there, as its pairing of sends and
+//!   receives has no meaning across processes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::remote::{Remote, WHOLE_CHANNEL_ACROSS_RANKS};
 use crate::tensor::Value;
 
 /// Where a message goes.
@@ -91,11 +97,23 @@ pub struct Mailbox {
     state: Mutex<State>,
     arrived: Condvar,
     timeout: Duration,
+    /// The other ranks, when the grid spans several.
+    remote: Option<std::sync::Arc<dyn Remote>>,
 }
 
 impl Mailbox {
     /// A mailbox whose receives give up after `timeout`.
     pub fn new(timeout: Duration) -> Mailbox {
+        Mailbox::with_remote(timeout, None)
+    }
+
+    /// A mailbox for this rank's devices, which sends to the other ranks'
+    /// devices through `remote`.
+    pub fn spanning_ranks(timeout: Duration, remote: std::sync::Arc<dyn Remote>) -> Mailbox {
+        Mailbox::with_remote(timeout, Some(remote))
+    }
+
+    fn with_remote(timeout: Duration, remote: Option<std::sync::Arc<dyn Remote>>) -> Mailbox {
         Mailbox {
             state: Mutex::new(State {
                 queues: HashMap::new(),
@@ -105,6 +123,7 @@ impl Mailbox {
             }),
             arrived: Condvar::new(),
             timeout,
+            remote,
         }
     }
 
@@ -114,8 +133,24 @@ impl Mailbox {
             .map_err(|_| "the mailbox's lock was poisoned".to_string())
     }
 
-    /// Deposits `data` as the next message on `route`.
+    /// Deposits `data` as the next message on `route` (on the target's rank
+    /// when that is another one).
     pub fn send(&self, route: Route, data: Value) -> Result<(), String> {
+        if let Some(remote) = &self.remote {
+            match route {
+                Route::Channel(_) => return Err(WHOLE_CHANNEL_ACROSS_RANKS.into()),
+                Route::Pair { target, .. } if !remote.is_local(target) => {
+                    return remote.mail(route, &data);
+                }
+                Route::Pair { .. } => {}
+            }
+        }
+        self.arrived(route, data)
+    }
+
+    /// Deposits `data`, sent on `route` by this rank or another, as the
+    /// route's next message here.
+    pub fn arrived(&self, route: Route, data: Value) -> Result<(), String> {
         let mut state = self.lock()?;
         let queue = state.queues.entry(route).or_default();
         let index = queue.sent;
@@ -127,6 +162,9 @@ impl Mailbox {
 
     /// Posts a receive of the next message on `route` not yet claimed.
     pub fn post_receive(&self, route: Route) -> Result<Ticket, String> {
+        if self.remote.is_some() && matches!(route, Route::Channel(_)) {
+            return Err(WHOLE_CHANNEL_ACROSS_RANKS.into());
+        }
         let mut state = self.lock()?;
         let queue = state.queues.entry(route).or_default();
         let index = queue.posted;
@@ -136,6 +174,14 @@ impl Mailbox {
         state.next_ticket = state.next_ticket.wrapping_add(1);
         state.tickets.insert(ticket, (route, index));
         Ok(ticket)
+    }
+
+    /// What `ticket` waits for, in words (`message 1 on channel 7 from
+    /// device 0 to device 1`), while it is posted.
+    pub fn describe(&self, ticket: Ticket) -> Option<String> {
+        let state = self.lock().ok()?;
+        let (route, index) = state.tickets.get(&ticket)?;
+        Some(format!("message {} on {route}", index + 1))
     }
 
     /// The message `ticket` claims, once it has been sent, and when it was

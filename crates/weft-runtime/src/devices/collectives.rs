@@ -92,8 +92,14 @@ impl Evaluator<'_> {
                 if let Some(op) = self.shared_fold_op(instr, &parts) =>
             {
                 let first = parts[0][0];
+                // Shared among the members on this rank (all of them in one
+                // process); the bits do not depend on how it is split.
                 let fold = exchanged.shared_fold.get_or_init(|| {
-                    super::shared_fold::SharedFold::new(first.bytes.len(), 4, group.len())
+                    super::shared_fold::SharedFold::new(
+                        first.bytes.len(),
+                        4,
+                        exchanged.fold_members,
+                    )
                 });
                 let inputs: Vec<&[f32]> = parts
                     .iter()
@@ -101,15 +107,19 @@ impl Evaluator<'_> {
                     .collect::<Option<_>>()
                     .ok_or_else(|| self.error(instr, "unaligned all-reduce operands"))?;
                 let bytes = fold
-                    .fill(position, device.fabric.timeout(), |elements, out| {
-                        let share: Vec<&[f32]> = inputs
-                            .iter()
-                            .map(|input| &input[elements.clone()])
-                            .collect();
-                        if let Some(out) = crate::tensor::as_f32_mut(out) {
-                            crate::evaluate::fold_f32(op, &share, out);
-                        }
-                    })
+                    .fill(
+                        exchanged.fold_member,
+                        device.fabric.timeout(),
+                        |elements, out| {
+                            let share: Vec<&[f32]> = inputs
+                                .iter()
+                                .map(|input| &input[elements.clone()])
+                                .collect();
+                            if let Some(out) = crate::tensor::as_f32_mut(out) {
+                                crate::evaluate::fold_f32(op, &share, out);
+                            }
+                        },
+                    )
                     .map_err(|message| self.error(instr, message))?;
                 vec![Tensor {
                     elem: first.elem,
@@ -273,12 +283,15 @@ impl Evaluator<'_> {
         let started = std::time::Instant::now();
         let contribution = Arc::new(pack(operands));
         for &(_, target) in pairs.iter().filter(|&&(source, _)| source == me) {
-            device.fabric.deliver(
-                key.clone(),
-                line_device(me),
-                line_device(target),
-                contribution.clone(),
-            );
+            device
+                .fabric
+                .deliver(
+                    key.clone(),
+                    line_device(me),
+                    line_device(target),
+                    contribution.clone(),
+                )
+                .map_err(|message| self.error(instr, message))?;
         }
         let result: Vec<Tensor> = match pairs.iter().find(|&&(_, target)| target == me) {
             Some(&(source, _)) => {

@@ -16,12 +16,22 @@
 //! Faults are outcomes: a member that does not arrive within the timeout ends
 //! the wait with an error naming the instance and the devices still missing,
 //! and a device that fails aborts the fabric so no other device waits for it.
+//!
+//! A grid may span several processes ("ranks", [`super::remote`]): then each
+//! rank has a fabric of its own for its block of devices, and the fabric
+//! consults its [`Remote`] for the others. A contribution is also sent to
+//! every other rank hosting a member of its group, where it arrives as that
+//! member's contribution ([`Fabric::deposit_remote`]); a permute's data for
+//! a device on another rank goes there. Only this rank's members read a
+//! slot, so only they are counted as its readers, and only they share an
+//! all-reduce's fold.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::groups::DeviceId;
+use super::remote::{ON_ANOTHER_RANK, Remote};
 use crate::tensor::Value;
 
 /// One collective instance.
@@ -52,6 +62,11 @@ pub struct Exchanged {
     /// The output the group's members fold together (an all-reduce whose
     /// reducer has a native kernel).
     pub shared_fold: SharedFoldSlot,
+    /// This member's share of the shared fold: its place among the group's
+    /// members on this rank (its position in the group, in one process).
+    pub fold_member: usize,
+    /// How many members share the fold: the group's members on this rank.
+    pub fold_members: usize,
 }
 
 /// Where the members of an all-reduce find their [`SharedFold`], made by
@@ -64,8 +79,21 @@ struct Slot {
     contributions: Vec<Option<Arc<Value>>>,
     group_result: GroupResult,
     shared_fold: SharedFoldSlot,
-    /// Members that have not read the result yet.
+    /// Local members that have not read the result yet.
     readers_left: usize,
+}
+
+impl Slot {
+    /// An empty slot for `members` members, `local_members` of them on this
+    /// rank.
+    fn new(members: usize, local_members: usize) -> Slot {
+        Slot {
+            contributions: vec![None; members],
+            group_result: GroupResult::default(),
+            shared_fold: SharedFoldSlot::default(),
+            readers_left: local_members,
+        }
+    }
 }
 
 /// One message of a collective-permute instance.
@@ -104,11 +132,31 @@ pub struct Fabric {
     changed: Condvar,
     timeout: Duration,
     grid: super::groups::Grid,
+    /// The other ranks, when the grid spans several.
+    remote: Option<Arc<dyn Remote>>,
 }
 
 impl Fabric {
     /// A fabric for `grid` whose rendezvous give up after `timeout`.
     pub fn new(timeout: Duration, grid: super::groups::Grid) -> Fabric {
+        Fabric::with_remote(timeout, grid, None)
+    }
+
+    /// A fabric for this rank's devices of `grid`, which reaches the other
+    /// ranks' devices through `remote`.
+    pub fn spanning_ranks(
+        timeout: Duration,
+        grid: super::groups::Grid,
+        remote: Arc<dyn Remote>,
+    ) -> Fabric {
+        Fabric::with_remote(timeout, grid, Some(remote))
+    }
+
+    fn with_remote(
+        timeout: Duration,
+        grid: super::groups::Grid,
+        remote: Option<Arc<dyn Remote>>,
+    ) -> Fabric {
         Fabric {
             state: Mutex::new(State {
                 slots: HashMap::new(),
@@ -119,7 +167,15 @@ impl Fabric {
             changed: Condvar::new(),
             timeout,
             grid,
+            remote,
         }
+    }
+
+    /// Whether device `device` (a flattened id) runs on this rank.
+    fn is_local(&self, device: usize) -> bool {
+        self.remote
+            .as_ref()
+            .is_none_or(|remote| remote.is_local(device))
     }
 
     /// How long a rendezvous waits for the rest of its group.
@@ -133,10 +189,16 @@ impl Fabric {
         (0..self.grid.len())
             .map(|id| {
                 let device = self.grid.device(id);
-                let doing = state.waiting.get(&id).map_or_else(
-                    || "is not in a collective (computing or finished)".to_string(),
-                    |w| format!("waits at {w}"),
-                );
+                let doing = match (&self.remote, state.waiting.get(&id)) {
+                    (Some(remote), _) if !remote.is_local(id) => format!(
+                        "{ON_ANOTHER_RANK} {} (its state is in that rank's report)",
+                        remote.placement().rank_of(id)
+                    ),
+                    (_, Some(w)) => format!("waits at {w}"),
+                    (_, None) => {
+                        "is not waiting for another device (computing or finished)".to_string()
+                    }
+                };
                 format!(
                     "  device {id} (replica {}, partition {}) {doing}",
                     device.replica, device.partition
@@ -144,6 +206,29 @@ impl Fabric {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// Records that `device` waits at `what` outside a rendezvous (a
+    /// recv-done), so a timeout anywhere reports it.
+    pub(crate) fn note_waiting(&self, device: usize, what: String) {
+        if let Ok(mut state) = self.state.lock() {
+            state.waiting.insert(device, what);
+        }
+    }
+
+    /// `device` no longer waits (see [`Fabric::note_waiting`]).
+    pub(crate) fn done_waiting(&self, device: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.waiting.remove(&device);
+        }
+    }
+
+    /// Every device's state now, as a timeout reports it.
+    pub(crate) fn device_states(&self) -> String {
+        match self.state.lock() {
+            Ok(state) => self.report(&state),
+            Err(_) => "  (the fabric's lock was poisoned)".to_string(),
+        }
     }
 
     /// Deposits `contribution` as member `position` of `group` in the
@@ -160,6 +245,23 @@ impl Fabric {
     ) -> Result<Exchanged, String> {
         let deadline = Instant::now() + self.timeout;
         let me = self.grid.id(group[position]);
+        // Members on this rank: they alone read the slot and share its fold.
+        let (fold_member, fold_members) = match &self.remote {
+            None => (position, group.len()),
+            Some(remote) => {
+                let ids: Vec<usize> = group.iter().map(|&d| self.grid.id(d)).collect();
+                if ids.iter().any(|&id| !remote.is_local(id)) {
+                    // Sent before taking the lock: encoding a large
+                    // contribution must not hold up the other devices.
+                    remote.contribute(&key, &ids, position, &contribution)?;
+                }
+                let local = |id: &&usize| remote.is_local(**id);
+                (
+                    ids[..position].iter().filter(local).count(),
+                    ids.iter().filter(local).count(),
+                )
+            }
+        };
         let mut state = self
             .state
             .lock()
@@ -167,12 +269,10 @@ impl Fabric {
         state
             .waiting
             .insert(me, format!("{what} (instance {})", key.occurrence));
-        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
-            contributions: vec![None; group.len()],
-            group_result: GroupResult::default(),
-            shared_fold: SharedFoldSlot::default(),
-            readers_left: group.len(),
-        });
+        let slot = state
+            .slots
+            .entry(key.clone())
+            .or_insert_with(|| Slot::new(group.len(), fold_members));
         if slot.contributions.len() != group.len() || slot.contributions[position].is_some() {
             return Err(format!(
                 "devices disagree about instance {} of this collective (group sizes or positions differ)",
@@ -198,6 +298,8 @@ impl Fabric {
                         .collect(),
                     group_result: slot.group_result.clone(),
                     shared_fold: slot.shared_fold.clone(),
+                    fold_member,
+                    fold_members,
                 };
                 slot.readers_left -= 1;
                 if slot.readers_left == 0 {
@@ -236,9 +338,66 @@ impl Fabric {
         }
     }
 
+    /// Deposits `contribution`, sent by another rank, as member `position`
+    /// of `group` (flattened ids) in the instance `key`: the local members'
+    /// rendezvous completes once it and theirs are in.
+    pub fn deposit_remote(
+        &self,
+        key: Key,
+        group: &[usize],
+        position: usize,
+        contribution: Value,
+    ) -> Result<(), String> {
+        let local_members = group.iter().filter(|&&id| self.is_local(id)).count();
+        let mut state = self
+            .state
+            .lock()
+            .map_err(|_| "the fabric's lock was poisoned".to_string())?;
+        if state.aborted.is_some() {
+            return Ok(());
+        }
+        let slot = state
+            .slots
+            .entry(key.clone())
+            .or_insert_with(|| Slot::new(group.len(), local_members));
+        let source = group.get(position).copied().unwrap_or(usize::MAX);
+        if slot.contributions.len() != group.len()
+            || slot.contributions.get(position).is_none_or(Option::is_some)
+        {
+            return Err(format!(
+                "device {source} and this rank's devices disagree about instance {} of instruction {} (group sizes or positions differ)",
+                key.occurrence, key.instr
+            ));
+        }
+        slot.contributions[position] = Some(Arc::new(contribution));
+        self.changed.notify_all();
+        Ok(())
+    }
+
     /// Leaves `value` for device `target` as the message of `source` in the
-    /// instance `key`; does not wait.
-    pub fn deliver(&self, key: Key, source: usize, target: usize, value: Arc<Value>) {
+    /// instance `key` (sending it to the target's rank when that is another
+    /// one); does not wait.
+    pub fn deliver(
+        &self,
+        key: Key,
+        source: usize,
+        target: usize,
+        value: Arc<Value>,
+    ) -> Result<(), String> {
+        match &self.remote {
+            Some(remote) if !remote.is_local(target) => {
+                remote.deliver(&key, source, target, &value)
+            }
+            _ => {
+                self.leave_for_target(key, source, target, value);
+                Ok(())
+            }
+        }
+    }
+
+    /// Leaves `value` in this rank's mailbox of `target` (a local device)
+    /// as the message of `source` in the instance `key`.
+    pub fn leave_for_target(&self, key: Key, source: usize, target: usize, value: Arc<Value>) {
         let Ok(mut state) = self.state.lock() else {
             return;
         };

@@ -29,6 +29,11 @@ impl InfeedQueues {
         }
     }
 
+    /// Whether values wait in the queue every device shares.
+    pub fn has_shared(&self) -> bool {
+        !self.shared.is_empty()
+    }
+
     /// `values[d]` for the device with flattened id `d`.
     pub fn per_device(values: Vec<Vec<Value>>) -> InfeedQueues {
         InfeedQueues {

@@ -6,7 +6,10 @@
 //! - [`fabric`]: the rendezvous of each collective instance, with timeouts;
 //! - [`collectives`]: what each collective computes from its group's data;
 //! - [`channels`]: the mailbox pairing each `send` with a `recv`;
-//! - [`feeds`]: the values `infeed` takes.
+//! - [`feeds`]: the values `infeed` takes;
+//! - [`transport`], [`remote`], [`wire`]: one grid across several processes
+//!   ("ranks"), each running a contiguous block of the devices
+//!   ([`run_grid_on_ranks`]); results are bit-identical to one process.
 //!
 //! Usually every device runs the module's entry ([`run_grid`]); a grid may
 //! also run a computation of its own on each device
@@ -24,10 +27,13 @@ pub mod feeds;
 pub mod groups;
 mod priority;
 mod ragged;
+pub mod remote;
 pub mod sharding;
 pub mod shared_fold;
 pub(crate) mod stream;
 pub mod timeline;
+pub mod transport;
+pub mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +47,10 @@ use crate::tensor::Value;
 
 /// Where a fabric timeout's report of every device's state begins.
 pub(crate) const EVERY_DEVICE: &str = " Every device:";
+
+/// How the error of a recv-done that waited out the timeout begins; the run's
+/// report then lists what every device waits at, whichever gave up first.
+pub(crate) const NO_MESSAGE: &str = "no message arrived";
 
 /// What a device knows about its place in the run.
 #[derive(Clone)]
@@ -167,6 +177,112 @@ pub fn run_grid_programs(
     infeed: feeds::InfeedQueues,
     options: GridOptions,
 ) -> Result<Vec<Evaluation>, RunError> {
+    check_counts(grid, &entries, &arguments)?;
+    let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
+    let mailbox = Arc::new(channels::Mailbox::new(options.timeout));
+    let devices = RankDevices {
+        local: 0..grid.len(),
+        remote: None,
+    };
+    run_devices(
+        module, grid, entries, arguments, infeed, options, &fabric, &mailbox, devices,
+    )
+}
+
+/// [`run_grid`] as one rank of `cluster`: this process runs its block of
+/// the devices ([`transport::Placement`]), the others theirs. `arguments`
+/// holds every device's arguments (each rank reads only its own). Rank 0
+/// gets every device's evaluation, in device order; the other ranks get
+/// `None`. A failure on any rank fails the run on every rank, with the
+/// root cause.
+pub fn run_grid_on_ranks(
+    module: &Module,
+    grid: Grid,
+    arguments: Vec<Vec<Value>>,
+    options: GridOptions,
+    cluster: &Arc<remote::Cluster>,
+) -> Result<Option<Vec<Evaluation>>, RunError> {
+    let entry = module.entry.ok_or_else(|| RunError {
+        instruction: None,
+        instr: None,
+        message: "the module has no entry computation".into(),
+    })?;
+    run_grid_programs_on_ranks(
+        module,
+        grid,
+        vec![entry; grid.len()],
+        arguments,
+        feeds::InfeedQueues::default(),
+        options,
+        cluster,
+    )
+}
+
+/// [`run_grid_programs`] as one rank of `cluster` (see
+/// [`run_grid_on_ranks`]). A shared infeed queue cannot be split among
+/// ranks and is an error when there are several.
+pub fn run_grid_programs_on_ranks(
+    module: &Module,
+    grid: Grid,
+    entries: Vec<Comp>,
+    arguments: Vec<Vec<Value>>,
+    infeed: feeds::InfeedQueues,
+    options: GridOptions,
+    cluster: &Arc<remote::Cluster>,
+) -> Result<Option<Vec<Evaluation>>, RunError> {
+    let failure = |message: String| RunError {
+        instruction: None,
+        instr: None,
+        message,
+    };
+    check_counts(grid, &entries, &arguments)?;
+    let placement = transport::Placement::new(grid.len(), cluster.ranks()).map_err(failure)?;
+    if cluster.ranks() == 1 {
+        return run_grid_programs(module, grid, entries, arguments, infeed, options).map(Some);
+    }
+    if infeed.has_shared() {
+        return Err(failure(
+            "a shared infeed queue cannot be split among ranks (each would feed every value); queue values per device".into(),
+        ));
+    }
+    let remote = cluster.begin_run(placement);
+    let run = remote.run;
+    let fabric = Arc::new(fabric::Fabric::spanning_ranks(
+        options.timeout,
+        grid,
+        remote.clone(),
+    ));
+    let mailbox = Arc::new(channels::Mailbox::spanning_ranks(
+        options.timeout,
+        remote.clone(),
+    ));
+    cluster.attach(run, fabric.clone(), mailbox.clone());
+    // Generous: another rank may still be reading its inputs; a rank that
+    // failed says so at once (it leaves), so this bounds only a hung one.
+    let patience = options.timeout.max(Duration::from_secs(60));
+    let local = match cluster.start_line(run, patience) {
+        Ok(()) => run_devices(
+            module,
+            grid,
+            entries,
+            arguments,
+            infeed,
+            options,
+            &fabric,
+            &mailbox,
+            RankDevices {
+                local: placement.devices_of(cluster.rank()),
+                remote: Some(remote),
+            },
+        ),
+        Err(message) => Err(failure(message)),
+    };
+    cluster.detach(run);
+    cluster.gather(run, placement, local)
+}
+
+/// Fails unless there are arguments and a program for every device.
+fn check_counts(grid: Grid, entries: &[Comp], arguments: &[Vec<Value>]) -> Result<(), RunError> {
     for (what, count) in [("arguments", arguments.len()), ("programs", entries.len())] {
         if count != grid.len() {
             return Err(RunError {
@@ -176,15 +292,39 @@ pub fn run_grid_programs(
             });
         }
     }
-    let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
-    let mailbox = Arc::new(channels::Mailbox::new(options.timeout));
+    Ok(())
+}
+
+/// The devices this process runs, and how it reaches the others.
+struct RankDevices {
+    /// Flattened ids of the devices that run here.
+    local: std::ops::Range<usize>,
+    /// The other ranks, when there are any.
+    remote: Option<Arc<remote::RunRemote>>,
+}
+
+/// Runs the local devices of `devices` on `fabric` and `mailbox`; returns
+/// their evaluations in device order, or the run's root-cause error.
+#[allow(clippy::too_many_arguments)]
+fn run_devices(
+    module: &Module,
+    grid: Grid,
+    entries: Vec<Comp>,
+    arguments: Vec<Vec<Value>>,
+    infeed: feeds::InfeedQueues,
+    options: GridOptions,
+    fabric: &Arc<fabric::Fabric>,
+    mailbox: &Arc<channels::Mailbox>,
+    devices: RankDevices,
+) -> Result<Vec<Evaluation>, RunError> {
+    let RankDevices { local, remote } = devices;
     let infeed = Arc::new(feeds::Infeed::new(infeed));
     // Every thread (compute and stream) waits at the start line until all
     // exist, and the run's clock starts when they leave it: spawning threads
     // is the simulator's setup, not the program's time, and a device whose
     // thread started late would otherwise look like a device that computes
     // slowly.
-    let start_line = Arc::new(std::sync::Barrier::new(2 * grid.len()));
+    let start_line = Arc::new(std::sync::Barrier::new(2 * local.len()));
     let launch: Arc<std::sync::OnceLock<std::time::Instant>> = Arc::default();
     let leave_start_line = {
         let start_line = start_line.clone();
@@ -196,12 +336,13 @@ pub fn run_grid_programs(
     };
     let placeholder_origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
-    crate::evaluate::set_cores_per_device((cores / grid.len()).max(1));
-    let outcomes: Vec<Result<Evaluation, RunError>> = std::thread::scope(|scope| {
+    crate::evaluate::set_cores_per_device((cores / local.len().max(1)).max(1));
+    let outcomes: Vec<(usize, Result<Evaluation, RunError>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = arguments
             .into_iter()
             .zip(entries)
             .enumerate()
+            .filter(|(index, _)| local.contains(index))
             .map(|(index, (device_arguments, entry))| {
                 let (jobs, stream_jobs) = std::sync::mpsc::channel();
                 let context_with = |stream| DeviceContext {
@@ -227,7 +368,8 @@ pub fn run_grid_programs(
                     .expect("a stream thread starts");
                 let fabric = fabric.clone();
                 let mailbox = mailbox.clone();
-                std::thread::Builder::new()
+                let remote = remote.clone();
+                let thread = std::thread::Builder::new()
                     .name(format!("device {index}"))
                     .spawn_scoped(scope, move || {
                         priority::lower_for_compute();
@@ -242,6 +384,13 @@ pub fn run_grid_programs(
                         );
                         if let Err(error) = &outcome {
                             let reason = format!("device {index} failed: {error}");
+                            // The other ranks hear of a root cause, not of
+                            // the devices it stopped (they stop anyway).
+                            if let Some(remote) = &remote
+                                && !error.message.contains("stopped because")
+                            {
+                                remote::Remote::abort(remote.as_ref(), &reason);
+                            }
                             mailbox.abort(reason.clone());
                             fabric.abort(reason);
                         }
@@ -256,26 +405,28 @@ pub fn run_grid_programs(
                             evaluation
                         })
                     })
-                    .expect("a device thread starts")
+                    .expect("a device thread starts");
+                (index, thread)
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
+            .map(|(index, h)| {
+                let outcome = h.join().unwrap_or_else(|_| {
                     Err(RunError {
                         instruction: None,
                         instr: None,
                         message: "a device thread panicked".into(),
                     })
-                })
+                });
+                (index, outcome)
             })
             .collect()
     });
     crate::evaluate::set_cores_per_device(0);
     let mut evaluations = Vec::with_capacity(outcomes.len());
     let mut first_error: Option<RunError> = None;
-    for (index, outcome) in outcomes.into_iter().enumerate() {
+    for (index, outcome) in outcomes {
         match outcome {
             Ok(evaluation) => evaluations.push(evaluation),
             Err(mut error) => {
@@ -297,14 +448,29 @@ pub fn run_grid_programs(
         // A collective that never completed concerns every device: the
         // report lists them all, not the one that happened to give up first.
         Some(error) if error.message.contains(EVERY_DEVICE) => {
-            let states = error.message.split(EVERY_DEVICE).nth(1).unwrap_or_default();
+            let reported = error.message.split(EVERY_DEVICE).nth(1).unwrap_or_default();
+            // Across ranks, the report in the message may be another rank's
+            // (this rank only stopped because of it): this rank's own
+            // devices' states are in its fabric, and rank 0 merges every
+            // rank's.
+            let states = match &remote {
+                Some(_) => format!("\n{}", fabric.device_states()),
+                None => reported.to_string(),
+            };
             Err(RunError {
                 instruction: None,
                 instr: None,
-                message: format!(
-                    "no collective completed within {:.1} s: a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
-                    options.timeout.as_secs_f64()
-                ),
+                message: if error.message.starts_with(NO_MESSAGE) {
+                    format!(
+                        "{NO_MESSAGE} within {:.1} s: a deadlock, or a recv whose send never happens (missing, or on another channel or pair).{EVERY_DEVICE}{states}",
+                        options.timeout.as_secs_f64()
+                    )
+                } else {
+                    format!(
+                        "no collective completed within {:.1} s: a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
+                        options.timeout.as_secs_f64()
+                    )
+                },
             })
         }
         Some(error) => Err(error),

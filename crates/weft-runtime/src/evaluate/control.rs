@@ -452,7 +452,7 @@ impl Evaluator<'_> {
                         self.error(instr, "TopK must return a (values, indices) tuple")
                     })?;
                 let (values, indices) =
-                    super::structured::top_k(input, k, true).map_err(|m| self.error(instr, m))?;
+                    super::top_k::top_k(input, k, true).map_err(|m| self.error(instr, m))?;
                 Ok(Value::Tuple(vec![
                     Value::Tensor(values),
                     Value::Tensor(indices),

@@ -19,17 +19,32 @@
 //! depth of nested calls is bounded.
 
 mod checks;
+mod complex;
 mod control;
 mod convolution;
 mod data_movement;
 mod dot;
+mod element_access;
 mod elementwise;
+mod fft;
 mod indexing;
 mod instruction;
+mod linear_algebra;
+mod map;
+mod native_comparison;
+mod ragged_dot;
+mod random_bits;
 mod reduce;
+mod reduce_precision;
 mod run_parallel;
+mod scan;
+mod sort;
 mod structured;
+#[cfg(test)]
+mod test_support;
+mod top_k;
 mod transfers;
+mod windows;
 
 pub(crate) use data_movement::{concatenate, slice};
 pub(crate) use dot::set_cores_per_device;

@@ -159,10 +159,37 @@ impl Evaluator<'_> {
             self.zeros_of(instr, data_shape)?
         } else {
             let waited = std::time::Instant::now();
-            let (data, sent) = device
+            let me = device.grid.id(device.id);
+            let what = self.error(instr, "").instruction.unwrap_or_default();
+            let awaited = device
                 .channels
-                .receive(Ticket(ticket as u32))
-                .map_err(|message| self.error(instr, message))?;
+                .describe(Ticket(ticket as u32))
+                .unwrap_or_else(|| format!("a message on channel {}", self.channel(instr)));
+            device
+                .fabric
+                .note_waiting(me, format!("{what} for {awaited}"));
+            let received = device.channels.receive(Ticket(ticket as u32));
+            let (data, sent) = match received {
+                Ok(message) => {
+                    device.fabric.done_waiting(me);
+                    message
+                }
+                // A receive that timed out is part of a deadlock or a missing
+                // send: the report shows what every device waits at (this
+                // device keeps its entry, so every report agrees).
+                Err(message) if !message.starts_with("stopped because") => {
+                    return Err(self.error(
+                        instr,
+                        format!(
+                            "{}: {message}.{}\n{}",
+                            crate::devices::NO_MESSAGE,
+                            crate::devices::EVERY_DEVICE,
+                            device.fabric.device_states()
+                        ),
+                    ));
+                }
+                Err(message) => return Err(self.error(instr, message)),
+            };
             // The link model: the data arrives a transfer time after it
             // was sent.
             let bytes = match &data {

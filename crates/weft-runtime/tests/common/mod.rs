@@ -10,6 +10,19 @@ use weft_ir::{ElementType, Module};
 use weft_runtime::Tensor;
 use weft_runtime::numbers::{Numbers, decode};
 
+/// The corpus directory and its manifest's text; without the corpus, runs
+/// the test `name` as one ignored trial with a message saying why, and exits.
+pub fn corpus_or_skip(name: &str, args: &libtest_mimic::Arguments) -> (PathBuf, String) {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("{name}: ../shared/corpus/jax not found; skipping");
+        let trial = libtest_mimic::Trial::test(format!("{name} (corpus absent)"), || Ok(()))
+            .with_ignored_flag(true);
+        libtest_mimic::run(args, vec![trial]).exit();
+    };
+    let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    (dir, manifest)
+}
+
 pub fn corpus_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/jax");
     dir.join("manifest.json").exists().then_some(dir)

@@ -1,0 +1,273 @@
+//! `weft run` under `mpirun` (the `mpi` feature): the examples on 2 and 4
+//! ranks must write the same output files, byte for byte, as one process;
+//! rank 0 prints the report and the other ranks nothing; a device that
+//! fails on one rank fails the whole job, reported once with the device
+//! named. Skipped (with a message) when `mpirun` is not installed.
+
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use weft_ir::ElementType;
+use weft_runtime::Tensor;
+use weft_runtime::random::SplitMix64;
+
+/// Device 3 takes a branch with a custom call the evaluator does not know:
+/// it fails, while the others wait for it at the all-reduce.
+const FAULT: &str = r#"HloModule fault, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add = f32[] add(f32[] %a, f32[] %b)
+}
+
+%broken (x: f32[4]) -> f32[4] {
+  %x = f32[4] parameter(0)
+  ROOT %mystery = f32[4] custom-call(f32[4] %x), custom_call_target="no_such_target"
+}
+
+%plain (x: f32[4]) -> f32[4] {
+  ROOT %x = f32[4] parameter(0)
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4] parameter(0)
+  %partition = u32[] partition-id()
+  %three = u32[] constant(3)
+  %is-three = pred[] compare(u32[] %partition, u32[] %three), direction=EQ
+  %y = f32[4] conditional(pred[] %is-three, f32[4] %x, f32[4] %x), true_computation=%broken, false_computation=%plain
+  ROOT %summed = f32[4] all-reduce(f32[4] %y), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
+}
+"#;
+
+/// A fresh directory for one test, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("weft-mpi-run-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        Scratch(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The launcher's extra flags, or `None` (and a note) when there is no
+/// `mpirun`.
+fn launcher() -> Option<Vec<&'static str>> {
+    let version = Command::new("mpirun").arg("--version").output().ok()?;
+    if !version.status.success() {
+        eprintln!("skipped: `mpirun --version` failed");
+        return None;
+    }
+    let text = String::from_utf8_lossy(&version.stdout).to_string()
+        + &String::from_utf8_lossy(&version.stderr);
+    // Open MPI refuses more ranks than cores without it.
+    Some(if text.contains("Open MPI") {
+        vec!["--oversubscribe"]
+    } else {
+        Vec::new()
+    })
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
+}
+
+fn weft() -> &'static str {
+    env!("CARGO_BIN_EXE_weft")
+}
+
+/// `mpirun -n ranks weft run arguments…`.
+fn mpirun(flags: &[&str], ranks: usize, arguments: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(flags)
+        .args(["-n", &ranks.to_string(), weft(), "run"])
+        .args(arguments)
+        // Open MPI refuses root without both.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun runs")
+}
+
+fn alone(arguments: &[&str]) -> Output {
+    Command::new(weft())
+        .arg("run")
+        .args(arguments)
+        .output()
+        .expect("weft runs")
+}
+
+fn succeeded(what: &str, output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The files of `dir`, by name.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let entry = entry.expect("a directory entry");
+            (
+                entry.file_name().to_string_lossy().to_string(),
+                std::fs::read(entry.path()).expect("a readable output"),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The output lines of a report (`out0: …`): the same in every run, unlike
+/// the timings.
+fn output_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.starts_with("out")).collect()
+}
+
+/// Runs `program` alone and on each of `ranks`, and checks the output
+/// files are identical and only rank 0 printed the report.
+fn same_outputs_as_one_process(test: &str, program: &Path, inputs: &[&str], ranks: &[usize]) {
+    let Some(flags) = launcher() else {
+        eprintln!("skipped: no mpirun");
+        return;
+    };
+    let dir = Scratch::new(test);
+    let run_arguments = |out: &Path| -> Vec<String> {
+        let mut arguments = vec![
+            program.display().to_string(),
+            "--link-bandwidth".into(),
+            "2".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        if !inputs.is_empty() {
+            arguments.push("--inputs".into());
+            arguments.extend(inputs.iter().map(|i| i.to_string()));
+        }
+        arguments
+    };
+    let single_dir = dir.join("single");
+    let arguments = run_arguments(&single_dir);
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    let single = succeeded("weft run", &alone(&arguments));
+    let expected = files(&single_dir);
+    assert!(!expected.is_empty(), "outputs were written");
+    for &count in ranks {
+        let ranks_dir = dir.join(&format!("ranks{count}"));
+        let arguments = run_arguments(&ranks_dir);
+        let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+        let stdout = succeeded(
+            &format!("mpirun -n {count}"),
+            &mpirun(&flags, count, &arguments),
+        );
+        // One report: rank 0's, with every device and the same outputs.
+        assert_eq!(stdout.matches("step time:").count(), 1, "{stdout}");
+        assert!(
+            stdout.contains(&format!("over {count} MPI ranks")),
+            "{stdout}"
+        );
+        assert_eq!(output_lines(&stdout), output_lines(&single), "{stdout}");
+        let got = files(&ranks_dir);
+        assert_eq!(
+            got.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+            expected.iter().map(|(name, _)| name).collect::<Vec<_>>()
+        );
+        for ((name, ours), (_, theirs)) in got.iter().zip(&expected) {
+            assert!(
+                ours == theirs,
+                "{name} on {count} ranks differs from one process"
+            );
+        }
+    }
+}
+
+#[test]
+fn data_parallel_step_is_identical_on_ranks() {
+    same_outputs_as_one_process("dp", &example("dp_train_step.hlo"), &[], &[2, 4]);
+}
+
+#[test]
+fn collective_matmul_is_identical_on_ranks() {
+    same_outputs_as_one_process("matmul", &example("collective_matmul.hlo"), &[], &[2]);
+}
+
+#[test]
+fn stablehlo_with_global_inputs_is_identical_on_ranks() {
+    let dir = Scratch::new("global-inputs");
+    let mut random = SplitMix64::new(7);
+    let x: Tensor = weft_runtime::random::tensor(&mut random, ElementType::F32, &[1024, 512]);
+    let w: Tensor = weft_runtime::random::tensor(&mut random, ElementType::F32, &[512, 2048]);
+    let (x_file, w_file) = (dir.join("x.npy"), dir.join("w.npy"));
+    std::fs::write(&x_file, weft_runtime::npy::write(&x)).expect("writes x");
+    std::fs::write(&w_file, weft_runtime::npy::write(&w)).expect("writes w");
+    let (x_file, w_file) = (x_file.display().to_string(), w_file.display().to_string());
+    same_outputs_as_one_process(
+        "global",
+        &example("collective_matmul.stablehlo.mlir"),
+        &[&x_file, &w_file],
+        &[2],
+    );
+}
+
+#[test]
+fn a_failing_device_fails_every_rank_and_is_reported_once() {
+    let Some(flags) = launcher() else {
+        eprintln!("skipped: no mpirun");
+        return;
+    };
+    let dir = Scratch::new("fault");
+    let program = dir.join("fault.hlo");
+    std::fs::write(&program, FAULT).expect("writes the program");
+    let output = mpirun(
+        &flags,
+        2,
+        &[program.to_str().expect("UTF-8"), "--timeout", "60"],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let reason = "error: device 3: broken/%mystery: custom-call target \"no_such_target\"";
+    assert_eq!(stderr.matches(reason).count(), 1, "{stderr}");
+    assert!(!stderr.contains("rank 1:"), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).is_empty());
+}
+
+#[test]
+fn ranks_that_do_not_divide_the_devices_are_refused_once() {
+    let Some(flags) = launcher() else {
+        eprintln!("skipped: no mpirun");
+        return;
+    };
+    let output = mpirun(
+        &flags,
+        3,
+        &[example("dp_train_step.hlo").to_str().expect("UTF-8")],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("3 ranks cannot share 8 device(s)").count(),
+        1,
+        "{stderr}"
+    );
+}
