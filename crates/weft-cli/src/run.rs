@@ -430,9 +430,9 @@ fn execute_grid(
         grid.partitions,
         match link.bandwidth {
             Some(bandwidth) => format!(
-                "{:.1} GB/s + {:.1} us",
-                bandwidth / 1e9,
-                link.latency.as_secs_f64() * 1e6
+                "{} GB/s + {} us",
+                short_number(bandwidth / 1e9),
+                short_number(link.latency.as_secs_f64() * 1e6)
             ),
             None => "unpaced".to_string(),
         }
@@ -705,6 +705,12 @@ fn read_shards(
             )
         })
         .collect())
+}
+
+/// `value` with at most three decimals and no trailing zeros (`25`, `0.35`).
+fn short_number(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The devices' values of one output stacked on a new axis 0.
