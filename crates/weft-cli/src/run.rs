@@ -437,6 +437,16 @@ fn execute_grid(
             None => "unpaced".to_string(),
         }
     );
+    // More devices than cores: each device's compute waits its turn for a
+    // core, which the table's times include; say so rather than let them
+    // read as the devices' speed.
+    let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
+    let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
+    if local_devices > cores {
+        say!(
+            "  {local_devices} devices share {cores} core(s) per process: compute times include waiting for a core"
+        );
+    }
     say!("  device   compute ms   communication ms   exposed ms   overlap");
     for (device, evaluation) in evaluations.iter().enumerate() {
         let timeline = &evaluation.timeline;
