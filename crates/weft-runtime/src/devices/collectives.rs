@@ -85,6 +85,14 @@ impl Evaluator<'_> {
             .map(unpack)
             .collect::<Option<_>>()
             .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
+        // The link model: the data this device receives arrives a transfer
+        // time after the group met; the collective's host work (reducing,
+        // concatenating, placing) starts only then, as a receiver can only
+        // combine what it has received. Until then the thread sleeps, so
+        // the CPU is free for the compute stream.
+        let received = received_bytes(opcode, &parts, group.len());
+        let arrived = group_met + device.link.transfer_time(received);
+        std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
         let result = match opcode {
             // Every member gets the same result: computed once for the group,
             // by all members together when the reducer has a native kernel.
@@ -196,14 +204,6 @@ impl Evaluator<'_> {
             }
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
-        // The link model: the data this device receives arrives over the
-        // link's transfer time from the moment the group met. A fabric
-        // reduces or places data as it streams in, so the host work above
-        // counts against that time rather than adding to it; what is left is
-        // a sleep, so the CPU is free for the compute stream meanwhile.
-        let received = received_bytes(opcode, &parts, &result, group.len());
-        let arrived = group_met + device.link.transfer_time(received);
-        std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
         self.account_communication(&device, exchange_started);
         Ok(collective_value(result))
     }
@@ -446,27 +446,27 @@ impl Evaluator<'_> {
 
 /// The bytes a device receives in a collective under a ring algorithm (see
 /// [`Link`](super::Link)).
-fn received_bytes(
-    opcode: Opcode,
-    parts: &[Vec<&Tensor>],
-    result: &[Tensor],
-    members: usize,
-) -> f64 {
-    let total = |tensors: &[Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
-    let total_borrowed =
-        |tensors: &[&Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
+fn received_bytes(opcode: Opcode, parts: &[Vec<&Tensor>], members: usize) -> f64 {
+    let total = |tensors: &[&Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
     let share = (members.saturating_sub(1)) as f64 / members.max(1) as f64;
-    let (sent, got) = (
-        parts.first().map_or(0.0, |p| total_borrowed(p)),
-        total(result),
-    );
+    // What each member contributes; every member's is the same size.
+    let sent = parts.first().map_or(0.0, |p| total(p));
     match opcode {
         Opcode::AllReduce | Opcode::AllReduceStart => 2.0 * share * sent,
-        Opcode::AllGather | Opcode::AllGatherStart | Opcode::ReduceScatter | Opcode::AllToAll => {
-            share * sent.max(got)
+        // The larger side: the gathered result.
+        Opcode::AllGather | Opcode::AllGatherStart => share * sent * members as f64,
+        Opcode::ReduceScatter | Opcode::AllToAll => share * sent,
+        // At most the input (not the output buffer or the offsets).
+        Opcode::RaggedAllToAll => {
+            share
+                * parts
+                    .first()
+                    .and_then(|p| p.first())
+                    .map_or(0.0, |input| input.bytes.len() as f64)
         }
         _ if members <= 1 => 0.0,
-        _ => got,
+        // A broadcast or a reduction to one member: one contribution.
+        _ => sent,
     }
 }
 

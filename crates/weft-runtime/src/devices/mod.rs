@@ -81,10 +81,10 @@ pub struct DeviceContext {
 /// receives under a ring algorithm: all-reduce `2 (n−1)/n · S`, all-gather
 /// and reduce-scatter `(n−1)/n` of the larger side, all-to-all `(n−1)/n ·
 /// S`, collective-permute and collective-broadcast `S` (when data arrives).
-/// The transfer time runs from the moment the whole group has arrived; the
-/// host work of the collective (reducing, concatenating) happens within it,
-/// as a fabric reduces data while it streams in, and only the remainder is
-/// slept.
+/// The transfer time runs from the moment the whole group has arrived (a
+/// permute's or a send's from the send); the collective's host work
+/// (reducing, concatenating, placing) starts when it is over, as a receiver
+/// can only combine data it has received.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Link {
     /// Bytes per second; `None` means unpaced (transfers are instant).
@@ -151,11 +151,7 @@ pub fn run_grid(
     arguments: Vec<Vec<Value>>,
     options: GridOptions,
 ) -> Result<Vec<Evaluation>, RunError> {
-    let entry = module.entry.ok_or_else(|| RunError {
-        instruction: None,
-        instr: None,
-        message: "the module has no entry computation".into(),
-    })?;
+    let entry = entry_of(module)?;
     run_grid_programs(
         module,
         grid,
@@ -164,6 +160,16 @@ pub fn run_grid(
         feeds::InfeedQueues::default(),
         options,
     )
+}
+
+/// The module's entry computation, which every device of a plain grid run
+/// runs.
+fn entry_of(module: &Module) -> Result<Comp, RunError> {
+    module.entry.ok_or_else(|| RunError {
+        instruction: None,
+        instr: None,
+        message: "the module has no entry computation".into(),
+    })
 }
 
 /// Runs computation `entries[d]` of `module` on the device with flattened
@@ -202,11 +208,7 @@ pub fn run_grid_on_ranks(
     options: GridOptions,
     cluster: &Arc<remote::Cluster>,
 ) -> Result<Option<Vec<Evaluation>>, RunError> {
-    let entry = module.entry.ok_or_else(|| RunError {
-        instruction: None,
-        instr: None,
-        message: "the module has no entry computation".into(),
-    })?;
+    let entry = entry_of(module)?;
     run_grid_programs_on_ranks(
         module,
         grid,
