@@ -94,9 +94,10 @@ pub enum Value {
 #[derive(Clone, Debug)]
 pub struct InFlight(std::sync::Arc<InFlightSlot>);
 
-/// The result slot of an [`InFlight`] and the signal that it was filled.
+/// The result slot of an [`InFlight`] (with when it was filled) and the
+/// signal that it was.
 type InFlightSlot = (
-    std::sync::Mutex<Option<Result<Value, String>>>,
+    std::sync::Mutex<Option<(Result<Value, String>, std::time::Instant)>>,
     std::sync::Condvar,
 );
 
@@ -113,24 +114,38 @@ impl InFlight {
     pub fn fulfil(&self, result: Result<Value, String>) {
         let (slot, ready) = &*self.0;
         if let Ok(mut slot) = slot.lock() {
-            *slot = Some(result);
+            *slot = Some((result, std::time::Instant::now()));
         }
         ready.notify_all();
     }
 
     /// Waits for the result.
     pub fn wait(&self) -> Result<Value, String> {
+        self.wait_timed().0
+    }
+
+    /// Waits for the result; also returns when it was set (a waiter that
+    /// gets a core only later should not count that delay as waiting for
+    /// the result).
+    pub fn wait_timed(&self) -> (Result<Value, String>, std::time::Instant) {
         let (slot, ready) = &*self.0;
-        let mut slot = slot
-            .lock()
-            .map_err(|_| "an async result's lock was poisoned".to_string())?;
+        let poisoned = || {
+            (
+                Err("an async result's lock was poisoned".to_string()),
+                std::time::Instant::now(),
+            )
+        };
+        let Ok(mut slot) = slot.lock() else {
+            return poisoned();
+        };
         loop {
-            if let Some(result) = slot.as_ref() {
-                return result.clone();
+            if let Some((result, at)) = slot.as_ref() {
+                return (result.clone(), *at);
             }
-            slot = ready
-                .wait(slot)
-                .map_err(|_| "an async result's lock was poisoned".to_string())?;
+            slot = match ready.wait(slot) {
+                Ok(slot) => slot,
+                Err(_) => return poisoned(),
+            };
         }
     }
 

@@ -395,11 +395,14 @@ impl Evaluator<'_> {
                 self.unfinished_starts.remove(&pending.id());
                 // Time spent here is communication the device could not hide.
                 let waited = std::time::Instant::now();
-                let settled = pending.wait().map_err(|message| {
+                let (settled, ready) = pending.wait_timed();
+                let settled = settled.map_err(|message| {
                     self.error(instr, format!("its async operation failed: {message}"))
                 })?;
+                // Exposed: from the wait to the moment the result was ready
+                // (not to the moment this thread got a core again).
                 if let Some(timeline) = self.timeline.as_mut() {
-                    timeline.exposed += waited.elapsed();
+                    timeline.exposed += ready.saturating_duration_since(waited);
                 }
                 self.settle(instr, settled)
             }
