@@ -425,15 +425,18 @@ impl Evaluator<'_> {
         if let Some(outcome) = self.check_call(instr, target, &arguments) {
             return outcome;
         }
+        let devices = self.device.as_ref().map_or(1, |device| device.grid.len());
         match target {
-            // Annotations for the partitioner: on one device they pass their
-            // operand through.
-            "Sharding"
-            | "SPMDFullToShardShape"
-            | "SPMDShardToFullShape"
-            | "LocalToGlobalShape"
-            | "GlobalToLocalShape"
-                if arguments.len() == 1 =>
+            // Annotations for the partitioner: on one device a global value
+            // is the local one, so they pass their operand through.
+            _ if is_partitioner_marker(target)
+                && devices == 1
+                && arguments.len() == 1
+                && super::instruction::describe_value_shape(&arguments[0])
+                    == super::instruction::describe_shape(
+                        self.module,
+                        self.module.shape_of(instr),
+                    ) =>
             {
                 Ok(arguments.into_iter().next().expect("one argument"))
             }
@@ -461,10 +464,33 @@ impl Evaluator<'_> {
                     Value::Tensor(indices),
                 ]))
             }
+            _ if is_partitioner_marker(target) => Err(self.error(
+                instr,
+                format!(
+                    "custom-call target \"{target}\" marks a program before SPMD partitioning, which weft does not partition; run the per-device module XLA's partitioner produces (a `*.spmd.hlo.txt` dump), or the StableHLO program, whose shardings weft lowers"
+                ),
+            )),
             _ => Err(self.error(
                 instr,
                 format!("custom-call target \"{target}\" is not supported by the evaluator"),
             )),
         }
     }
+}
+
+/// Whether `target` is one of the custom calls that carry sharding
+/// annotations for XLA's SPMD partitioner (Shardy's `xla.sdy.*`, GSPMD's
+/// `Sharding` and its shape conversions): they appear only in programs that
+/// have not been partitioned yet, so on several devices they mean the
+/// program is not the per-device one.
+fn is_partitioner_marker(target: &str) -> bool {
+    target.starts_with("xla.sdy.")
+        || matches!(
+            target,
+            "Sharding"
+                | "SPMDFullToShardShape"
+                | "SPMDShardToFullShape"
+                | "LocalToGlobalShape"
+                | "GlobalToLocalShape"
+        )
 }
