@@ -101,6 +101,15 @@ fn weft_run(program: &Path, arguments: &[&str]) -> Output {
         .expect("weft runs")
 }
 
+/// `weft run PROGRAM FLAGS… --inputs INPUTS… --out OUT --link unpaced`.
+fn run_unpaced(program: &Path, flags: &[&str], inputs: &[&Path], out: &Path) -> Output {
+    let mut arguments: Vec<&str> = flags.to_vec();
+    arguments.push("--inputs");
+    arguments.extend(inputs.iter().map(|path| path_str(path)));
+    arguments.extend(["--out", path_str(out), "--link", "unpaced"]);
+    weft_run(program, &arguments)
+}
+
 fn succeeded(output: &Output) {
     assert!(
         output.status.success(),
@@ -123,18 +132,7 @@ fn global_inputs_are_tiled_by_the_parameter_shardings_and_outputs_reassembled() 
     let (x_file, y_file, out) = (dir.join("x.npy"), dir.join("y.npy"), dir.join("out"));
     write_npy(&x_file, &x);
     write_npy(&y_file, &y);
-    let output = weft_run(
-        &program,
-        &[
-            "--inputs",
-            path_str(&x_file),
-            path_str(&y_file),
-            "--out",
-            path_str(&out),
-            "--link",
-            "unpaced",
-        ],
-    );
+    let output = run_unpaced(&program, &[], &[&x_file, &y_file], &out);
     succeeded(&output);
     // The partition holding each 2×4 tile of x, by tile row and column.
     let holder = [[0, 2], [1, 3]];
@@ -165,20 +163,7 @@ fn sharded_stablehlo_runs_from_global_inputs() {
     let (x_file, y_file, out) = (dir.join("x.npy"), dir.join("y.npy"), dir.join("out"));
     write_npy(&x_file, &x);
     write_npy(&y_file, &y);
-    let output = weft_run(
-        &program,
-        &[
-            "--devices",
-            "4",
-            "--inputs",
-            path_str(&x_file),
-            path_str(&y_file),
-            "--out",
-            path_str(&out),
-            "--link",
-            "unpaced",
-        ],
-    );
+    let output = run_unpaced(&program, &["--devices", "4"], &[&x_file, &y_file], &out);
     succeeded(&output);
     let doubled: Vec<i32> = values(&x).iter().map(|v| 2 * v).collect();
     let squared: Vec<i32> = values(&y).iter().map(|v| v * v).collect();
@@ -203,18 +188,7 @@ fn per_device_inputs_give_per_device_outputs() {
     );
     write_npy(&x_file, &array(&[4, 2, 4], |i| i));
     write_npy(&y_file, &array(&[4, 4, 3], |i| i));
-    let output = weft_run(
-        &program,
-        &[
-            "--inputs",
-            path_str(&x_file),
-            path_str(&y_file),
-            "--out",
-            path_str(&out),
-            "--link",
-            "unpaced",
-        ],
-    );
+    let output = run_unpaced(&program, &[], &[&x_file, &y_file], &out);
     succeeded(&output);
     // Device d's tile of x holds 8d … 8d + 7, plus d.
     let expected: Vec<i32> = (0..32).map(|i| i + i / 8).collect();
