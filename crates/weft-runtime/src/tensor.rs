@@ -33,11 +33,6 @@ pub struct Tensor {
 pub struct Bytes(std::sync::Arc<Vec<u8>>);
 
 impl Bytes {
-    /// The bytes as an owned vector: free when this is the only holder.
-    pub fn into_vec(self) -> Vec<u8> {
-        std::sync::Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
-    }
-
     /// Whether `self` and `other` are the same buffer (not merely equal).
     pub fn shares_buffer_with(&self, other: &Bytes) -> bool {
         std::sync::Arc::ptr_eq(&self.0, &other.0)
@@ -153,11 +148,6 @@ impl InFlight {
     /// which asynchronous operations are still unfinished.
     pub fn id(&self) -> usize {
         std::sync::Arc::as_ptr(&self.0) as usize
-    }
-
-    /// Whether the result is there.
-    pub fn is_ready(&self) -> bool {
-        self.0.0.lock().map(|slot| slot.is_some()).unwrap_or(true)
     }
 }
 

@@ -262,14 +262,7 @@ fn main() {
     let passed = std::sync::Arc::new(AtomicUsize::new(0));
     let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let mut trials = Vec::new();
-    for program in programs(&manifest) {
-        let Some(name) = program
-            .get("name")
-            .and_then(|n| n.as_str())
-            .map(str::to_string)
-        else {
-            continue;
-        };
+    for (name, program) in programs(&manifest) {
         if !is_multi_device(&dir, &name, &program) {
             continue;
         }

@@ -89,14 +89,7 @@ fn main() {
     let args = Arguments::from_args();
     let (dir, manifest) = corpus_or_skip("corpus_grid", &args);
     let mut trials = Vec::new();
-    for program in programs(&manifest) {
-        let Some(name) = program
-            .get("name")
-            .and_then(|n| n.as_str())
-            .map(str::to_string)
-        else {
-            continue;
-        };
+    for (name, program) in programs(&manifest) {
         if program
             .get("num_devices")
             .and_then(|n| n.as_i64())

@@ -131,12 +131,18 @@ pub fn compare(
     }
 }
 
-/// The manifest's programs.
-pub fn programs(manifest: &str) -> Vec<serde_json::Value> {
+/// The manifest's programs that have a name, with their names.
+pub fn programs(manifest: &str) -> Vec<(String, serde_json::Value)> {
     serde_json::from_str::<serde_json::Value>(manifest)
         .ok()
         .and_then(|m| m.get("programs").and_then(|p| p.as_array()).cloned())
         .unwrap_or_default()
+        .into_iter()
+        .filter_map(|program| {
+            let name = program.get("name")?.as_str()?.to_string();
+            Some((name, program))
+        })
+        .collect()
 }
 
 /// The element types of a program's `inputs` or `outputs`.
