@@ -161,7 +161,55 @@ fn key_of(name: &str) -> (&str, i64) {
     (base, suffix.unwrap_or(0))
 }
 
+/// The table key of an instruction name whose registration is known to keep it
+/// as written unless the key is taken: computed where the name is parsed (on
+/// whichever thread parses it), so registering it later reads no name text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameKey(std::num::NonZeroU64);
+
+impl NameKey {
+    /// The key of `name`, or `None` when registering it needs the full reading
+    /// (an empty name, or a suffix XLA re-spells).
+    pub fn of(name: &str) -> Option<NameKey> {
+        if name.is_empty() {
+            return None;
+        }
+        let (base, suffix) = split_suffix(name);
+        if suffix.is_some() && !is_canonical_suffix(&name[base.len() + 1..]) {
+            return None;
+        }
+        // A zero hash (one in 2^64) simply takes the full reading.
+        std::num::NonZeroU64::new(key_hash(base, suffix.unwrap_or(0))).map(NameKey)
+    }
+}
+
 impl InstrNameTable {
+    /// Registers `instr` whose name has the precomputed `key` (its current
+    /// name's): exactly [`register`](Self::register), faster when the key is
+    /// free.
+    pub fn register_keyed(
+        &mut self,
+        instrs: &mut EntityVec<Instr, InstrData>,
+        instr: Instr,
+        key: NameKey,
+    ) {
+        let view: &EntityVec<Instr, InstrData> = instrs;
+        let taken = self
+            .table
+            .find(key.0.get(), |&other| {
+                key_of(&view[Instr::new(other as usize)].name) == key_of(&view[instr].name)
+            })
+            .is_some();
+        if taken {
+            return self.register(instrs, instr);
+        }
+        self.table
+            .insert_unique(key.0.get(), instr.index() as u32, |&other| {
+                let (base, id) = key_of(&view[Instr::new(other as usize)].name);
+                key_hash(base, id)
+            });
+    }
+
     /// A table with room for `names` names.
     pub fn with_capacity(names: usize) -> Self {
         InstrNameTable {
@@ -244,25 +292,32 @@ mod tests {
             "p0", "p0", "p0.1", "tuple.0", "tuple", "add.5", "add.5", "add", "x.01", "x.1", "a.2",
             "a.2", "a", "a.0", "p0", "q", "q.7", "q", "q", "",
         ];
-        let mut m = Module::new("m");
-        let comp: Comp = m.add_comp("c");
-        let shape = m.shapes.empty_tuple();
-        let mut expected = NameUniquer::default();
-        let mut table = InstrNameTable::default();
-        for name in names {
-            let instr = m.add_instr(InstrData {
-                name: name.to_string(),
-                opcode: crate::Opcode::Tuple,
-                shape,
-                operands: Vec::new(),
-                callees: Vec::new(),
-                attrs: Attrs::plain(),
-                common: None,
-                metadata: None,
-                parent: comp,
-            });
-            table.register(&mut m.instrs, instr);
-            assert_eq!(m.instrs[instr].name, expected.unique(name), "{name:?}");
+        // Keyed and plain registration agree, for every mix of the two.
+        for keyed in [false, true] {
+            let mut m = Module::new("m");
+            let comp: Comp = m.add_comp("c");
+            let shape = m.shapes.empty_tuple();
+            let mut expected = NameUniquer::default();
+            let mut table = InstrNameTable::default();
+            for (i, name) in names.into_iter().enumerate() {
+                let keyed = keyed && i % 3 != 1;
+                let instr = m.add_instr(InstrData {
+                    name: name.to_string(),
+                    opcode: crate::Opcode::Tuple,
+                    shape,
+                    operands: Vec::new(),
+                    callees: Vec::new(),
+                    attrs: Attrs::plain(),
+                    common: None,
+                    metadata: None,
+                    parent: comp,
+                });
+                match NameKey::of(name) {
+                    Some(key) if keyed => table.register_keyed(&mut m.instrs, instr, key),
+                    _ => table.register(&mut m.instrs, instr),
+                }
+                assert_eq!(m.instrs[instr].name, expected.unique(name), "{name:?}");
+            }
         }
     }
 

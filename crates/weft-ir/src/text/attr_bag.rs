@@ -472,7 +472,7 @@ impl<'s> Parser<'s> {
             Kind::Instrs => Value::Instrs(self.braced_list(|p| {
                 let span = p.span();
                 let name = p.ident("an instruction name")?;
-                p.lookup(name).ok_or_else(|| {
+                p.lookup_operand(name).ok_or_else(|| {
                     p.error_at(span, format!("instruction '{name}' is not defined"))
                         .with_hint(
                             "control predecessors must be defined earlier in the same computation",

@@ -53,7 +53,7 @@ impl Parser<'_> {
                         let predicated = site
                             .operands
                             .first()
-                            .and_then(|&o| self.m.shapes.as_array(self.m.shape_of(o)))
+                            .and_then(|&o| self.m.shapes.as_array(self.operand_shape(o)))
                             .is_some_and(|a| a.elem == crate::ElementType::Pred);
                         if predicated {
                             if let Some(span) = bag.span_of("branch_computations") {
@@ -524,7 +524,7 @@ impl Parser<'_> {
     fn operand_is_scalar(&self, site: &Site<'_>) -> bool {
         site.operands
             .first()
-            .and_then(|&o| self.m.shapes.as_array(self.m.shape_of(o)))
+            .and_then(|&o| self.m.shapes.as_array(self.operand_shape(o)))
             .is_some_and(|a| a.dims.is_empty())
     }
 
@@ -545,7 +545,7 @@ impl Parser<'_> {
             ));
         }
         for (i, (&constraint, &operand)) in shapes.iter().zip(site.operands).enumerate() {
-            let operand_shape = self.m.shape_of(operand);
+            let operand_shape = self.operand_shape(operand);
             if !crate::shape_util::compatible(&self.m.shapes, constraint, operand_shape) {
                 let mut text = String::new();
                 crate::text::printer::print_shape(&self.m.shapes, &mut text, constraint);

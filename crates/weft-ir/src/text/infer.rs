@@ -31,7 +31,7 @@ impl Parser<'_> {
             )
             .with_hint("write the result shape before the opcode")
         };
-        let operand_shapes: Vec<Shape> = operands.iter().map(|&o| self.m.shape_of(o)).collect();
+        let operand_shapes: Vec<Shape> = operands.iter().map(|&o| self.operand_shape(o)).collect();
         let operand = |i: usize| operand_shapes.get(i).copied();
         use Opcode as O;
         let shape = match opcode {
@@ -64,7 +64,7 @@ impl Parser<'_> {
                     .ok_or_else(|| fail(self, "no computation"))?;
                 self.m.comps[*callee]
                     .root
-                    .map(|r| self.m.shape_of(r))
+                    .map(|r| self.operand_shape(r))
                     .ok_or_else(|| fail(self, "the computation has no root"))?
             }
             O::While => operand(0).ok_or_else(|| fail(self, "no operand"))?,
@@ -101,7 +101,7 @@ impl Parser<'_> {
                 let root_elem = callees
                     .first()
                     .and_then(|&c| self.m.comps[c].root)
-                    .and_then(|r| self.m.shapes.as_array(self.m.shape_of(r)))
+                    .and_then(|r| self.m.shapes.as_array(self.operand_shape(r)))
                     .map(|a| a.elem)
                     .ok_or_else(|| fail(self, "the computation has no array root"))?;
                 self.with_element_type(base, root_elem)
@@ -135,7 +135,7 @@ impl Parser<'_> {
                 dims[d] = 0;
                 for &o in operands {
                     let a = self
-                        .operand_array(Some(self.m.shape_of(o)))
+                        .operand_array(Some(self.operand_shape(o)))
                         .ok_or_else(|| fail(self, "operand is not an array"))?;
                     dims[d] += a.dims.get(d).copied().unwrap_or(0);
                 }
@@ -172,7 +172,7 @@ impl Parser<'_> {
                     operand(0).ok_or_else(|| fail(self, "no operand"))?
                 } else {
                     let elements: Vec<Shape> =
-                        operands.iter().map(|&o| self.m.shape_of(o)).collect();
+                        operands.iter().map(|&o| self.operand_shape(o)).collect();
                     self.m.shapes.tuple(&elements)
                 }
             }
@@ -251,7 +251,7 @@ impl Parser<'_> {
                 let root = callees
                     .first()
                     .and_then(|&c| self.m.comps[c].root)
-                    .map(|r| self.m.shape_of(r))
+                    .map(|r| self.operand_shape(r))
                     .ok_or_else(|| fail(self, "the computation has no root"))?;
                 let insert = |p: &mut Self, s: Shape| -> Option<Shape> {
                     let mut a = p.m.shapes.as_array(s)?.clone();

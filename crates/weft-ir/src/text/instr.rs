@@ -4,6 +4,7 @@
 
 use crate::attrs::{Attrs, CommonAttrs, ParameterAttrs};
 use crate::diagnostic::Span;
+use crate::entity::EntityRef;
 use crate::module::{Comp, Instr, InstrData};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
@@ -65,6 +66,8 @@ impl<'s> Parser<'s> {
         let shape = if self.at_shape() {
             Some(self.shape()?)
         } else {
+            // The shape is inferred from the operands and callees.
+            self.note_outside_dependency();
             None
         };
         self.rhs_after_shape(name, shape, nested)
@@ -216,10 +219,11 @@ impl<'s> Parser<'s> {
                 return None;
             }
             let name = &src[name_start..i];
-            let instr = self.lookup(name)?;
+            let instr = self.lookup_operand(name)?;
             if let Some(declared) = declared
-                && declared != self.m.shape_of(instr)
-                && !crate::shape_util::compatible(&self.m.shapes, declared, self.m.shape_of(instr))
+                && let actual = self.declared_operand_shape(instr, declared)
+                && declared != actual
+                && !crate::shape_util::compatible(&self.m.shapes, declared, actual)
             {
                 return None;
             }
@@ -261,7 +265,7 @@ impl<'s> Parser<'s> {
         }
         let name_span = self.span();
         let name = self.ident("an operand name")?;
-        let Some(mut instr) = self.lookup(name) else {
+        let Some(mut instr) = self.lookup_operand(name) else {
             return Err(self
                 .error_at(name_span, format!("instruction does not exist: {name}"))
                 .with_label("not defined in this computation")
@@ -274,7 +278,7 @@ impl<'s> Parser<'s> {
                 return Err(self.error("expects integer"));
             }
             let index = self.int()?;
-            let tuple_shape = self.m.shape_of(instr);
+            let tuple_shape = self.operand_shape(instr);
             let Some(elements) = self.m.shapes.tuple_elements(tuple_shape) else {
                 let mut text = String::new();
                 crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
@@ -315,7 +319,7 @@ impl<'s> Parser<'s> {
             };
         }
         if let Some(declared) = declared {
-            let actual = self.m.shape_of(instr);
+            let actual = self.declared_operand_shape(instr, declared);
             if declared != actual
                 && !crate::shape_util::compatible(&self.m.shapes, declared, actual)
             {
@@ -534,6 +538,10 @@ impl<'s> Parser<'s> {
             operand_spans,
             bag.entries.iter().map(|e| e.span),
         );
+        if let Some(chunk) = &mut self.chunk {
+            chunk.last_name = name.map(|(n, _)| n);
+        }
+        self.note_name_key(instr);
         if let Some((n, span)) = name {
             let previous = match self.scope().names.entry(n) {
                 std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
@@ -561,6 +569,15 @@ impl<'s> Parser<'s> {
             self.scope().synthetic.insert(generated, instr);
         }
         Ok(())
+    }
+
+    /// Computes the name key of `instr` now, while its name is in cache.
+    pub(crate) fn note_name_key(&mut self, instr: Instr) {
+        let index = instr.index();
+        if self.name_keys.len() <= index {
+            self.name_keys.resize(index + 1, None);
+        }
+        self.name_keys[index] = crate::names::NameKey::of(&self.m.instrs[instr].name);
     }
 
     /// XLA's `NormalizeTupleSharding`: a non-tuple sharding on a tuple-shaped
@@ -630,10 +647,14 @@ impl<'s> Parser<'s> {
     /// A computation reference: `%name` or an inline `{ … }` body.
     pub(crate) fn computation_ref(&mut self) -> PResult<Comp> {
         if self.at(Tok::LBrace) {
+            self.note_outside_dependency();
             return self.inline_computation();
         }
         let span = self.span();
         let name = self.ident("a computation name")?;
+        if self.chunk.is_some() {
+            return Ok(self.chunk_computation_ref(name));
+        }
         let comp = self.comp_names.get(name).copied().ok_or_else(|| {
             self.error_at(span, format!("computation does not exist: {name}"))
                 .with_hint("computations must be defined before they are used")
@@ -736,10 +757,11 @@ impl Parser<'_> {
         ) {
             return written;
         }
+        let operand_shapes: Vec<Shape> = operands.iter().map(|&o| self.operand_shape(o)).collect();
         let shapes = &mut self.m.shapes;
         let token = shapes.token();
         let context = shapes.array_with_default_layout(crate::ElementType::U32, &[]);
-        let operand = |i: usize| operands.get(i).map(|&o| self.m.instrs[o].shape);
+        let operand = |i: usize| operand_shapes.get(i).copied();
         let first_element = |shapes: &crate::shape::ShapeTable, s: Shape| {
             shapes.tuple_elements(s).and_then(|e| e.first().copied())
         };
@@ -800,7 +822,7 @@ impl Parser<'_> {
                 };
                 let (Some(result), Some(input)) = (
                     self.m.shapes.as_array(shape),
-                    self.m.shapes.as_array(self.m.shape_of(first)),
+                    self.m.shapes.as_array(self.operand_shape(first)),
                 ) else {
                     return Ok(());
                 };
@@ -813,7 +835,7 @@ impl Parser<'_> {
                         format!(
                             "expects the same number of elements in result shape {} and operand shape {}",
                             text(self, shape),
-                            text(self, self.m.shape_of(first))
+                            text(self, self.operand_shape(first))
                         ),
                     ));
                 }
@@ -832,7 +854,7 @@ impl Parser<'_> {
                 let Some(&selector) = operands.first() else {
                     return Err(self.error_at(open, "conditional requires at least one operand"));
                 };
-                match self.m.shapes.as_array(self.m.shape_of(selector)) {
+                match self.m.shapes.as_array(self.operand_shape(selector)) {
                     Some(a) if a.rank() == 0 => {
                         if !matches!(a.elem, crate::ElementType::Pred | crate::ElementType::S32) {
                             return Err(self.error_at(

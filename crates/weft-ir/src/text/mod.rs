@@ -9,6 +9,7 @@
 
 mod async_parser;
 pub(crate) mod attr_bag;
+mod chunked;
 mod family;
 pub mod float;
 mod infer;
@@ -37,8 +38,39 @@ pub fn parse(source: &str) -> Result<Module, Diagnostic> {
 
 /// Parses HLO text into a module and the source positions of its entities.
 pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
-    let mut parser = parser::Parser::new(source);
-    parser.module()?;
+    let survey = chunked::survey_lines(source);
+    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
+    chunked::parse_module(&mut parser, &survey)?;
+    Ok(parser.into_parts())
+}
+
+/// Parses HLO text with a worker thread starting at each of `chunk_starts`
+/// (byte offsets, in any order): the same module, source map and diagnostics as
+/// [`parse_with_source_map`], which picks the chunks itself. For differential
+/// tests and benchmarks of the chunked parse; an offset that is not the first
+/// byte of an instruction line simply goes unused.
+pub fn parse_split_at(
+    source: &str,
+    chunk_starts: &[usize],
+) -> Result<(Module, SourceMap), Diagnostic> {
+    let mut starts: Vec<u32> = chunk_starts
+        .iter()
+        .filter_map(|&start| u32::try_from(start).ok())
+        .filter(|&start| (start as usize) < source.len() && source.is_char_boundary(start as usize))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let chunks: Vec<chunked::Chunk> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, &start)| chunked::Chunk {
+            start,
+            stop: starts.get(k + 1).copied().unwrap_or(u32::MAX),
+        })
+        .collect();
+    let survey = chunked::survey_lines(source);
+    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
+    chunked::parse_module_in_chunks(&mut parser, &chunks)?;
     Ok(parser.into_parts())
 }
 

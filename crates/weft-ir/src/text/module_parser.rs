@@ -2,6 +2,7 @@
 //! stack-frame tables, computation definitions (named and inline), and the
 //! module-level finishing steps (entry, schedule, entry layout).
 
+use crate::entity::EntityRef;
 use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
@@ -411,8 +412,13 @@ impl<'s> Parser<'s> {
 
     /// `{ instruction* }` for `comp`, then the computation is finished.
     pub(crate) fn computation_body(&mut self, comp: Comp) -> PResult<()> {
-        self.expect(Tok::LBrace, "'{' starting the computation body")?;
-        let names = self.spare_scope_names.pop().unwrap_or_default();
+        let open = self.expect(Tok::LBrace, "'{' starting the computation body")?;
+        let mut names = self.spare_scope_names.pop().unwrap_or_default();
+        if let Some((largest_open, lines)) = self.largest_body
+            && largest_open == open.start
+        {
+            names.reserve(lines);
+        }
         self.scopes.push(Scope {
             comp,
             names,
@@ -425,6 +431,10 @@ impl<'s> Parser<'s> {
         while !self.eat(Tok::RBrace) {
             if self.at(Tok::Eof) {
                 return Err(self.error("expected '}' closing the computation, found end of input"));
+            }
+            if !self.fragments.is_empty() && self.at_fragment() {
+                self.merge_fragment()?;
+                continue;
             }
             self.instruction()?;
         }
@@ -481,7 +491,20 @@ impl<'s> Parser<'s> {
         self.m.comps[comp].name = unique;
         for i in 0..self.m.comps[comp].body.len() {
             let instr = self.m.comps[comp].body[i];
-            self.instr_names.register(&mut self.m.instrs, instr);
+            match self.name_keys.get(instr.index()).copied().flatten() {
+                Some(key) => self
+                    .instr_names
+                    .register_keyed(&mut self.m.instrs, instr, key),
+                None => self.instr_names.register(&mut self.m.instrs, instr),
+            }
+            // The module's async checks need only these, so they are noted here
+            // rather than found by walking every instruction again.
+            let data = &self.m.instrs[instr];
+            if data.opcode.is_generic_async() {
+                self.async_instrs.push(instr);
+            } else if !data.callees.is_empty() {
+                self.callers.push(instr);
+            }
         }
         self.finished.push(comp);
         Ok(())
@@ -547,33 +570,34 @@ impl<'s> Parser<'s> {
     /// [`ChainTracer`]: crate::async_chain::ChainTracer
     fn check_async_chains(&mut self) -> PResult<()> {
         use crate::opcode::Opcode;
+        if self.async_instrs.is_empty() {
+            return Ok(());
+        }
         let mut tracer = crate::async_chain::ChainTracer::new(&self.m);
-        for &c in &self.m.comp_order {
-            for &i in &self.m.comps[c].body {
-                let data = &self.m.instrs[i];
-                if !matches!(data.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone) {
-                    continue;
-                }
-                let Some(&callee) = data.callees.first() else {
-                    continue;
-                };
-                // One step back, as a sugared update or done binds on reading
-                // (a walk to the start would be quadratic in the chain length).
-                let producer = data.operands.first().and_then(|&o| tracer.producer(o, &[]));
-                if producer.and_then(|p| tracer.wrapped_computation(p)) != Some(callee) {
-                    let span = self.spans.instr(i).unwrap_or_default();
-                    return Err(self
-                        .error_at(
-                            span,
-                            format!(
-                                "{} {} is not reached by an async-start of computation {}",
-                                data.opcode.name(),
-                                data.name,
-                                self.m.comps[callee].name
-                            ),
-                        )
-                        .with_hint("its operand must come from the async-start or async-update before it (directly or through tuples, get-tuple-elements, copies, optimization barriers or while loops)"));
-                }
+        for &i in &self.async_instrs {
+            let data = &self.m.instrs[i];
+            if !matches!(data.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone) {
+                continue;
+            }
+            let Some(&callee) = data.callees.first() else {
+                continue;
+            };
+            // One step back, as a sugared update or done binds on reading
+            // (a walk to the start would be quadratic in the chain length).
+            let producer = data.operands.first().and_then(|&o| tracer.producer(o, &[]));
+            if producer.and_then(|p| tracer.wrapped_computation(p)) != Some(callee) {
+                let span = self.spans.instr(i).unwrap_or_default();
+                return Err(self
+                    .error_at(
+                        span,
+                        format!(
+                            "{} {} is not reached by an async-start of computation {}",
+                            data.opcode.name(),
+                            data.name,
+                            self.m.comps[callee].name
+                        ),
+                    )
+                    .with_hint("its operand must come from the async-start or async-update before it (directly or through tuples, get-tuple-elements, copies, optimization barriers or while loops)"));
             }
         }
         Ok(())
@@ -581,30 +605,25 @@ impl<'s> Parser<'s> {
 
     /// Every async wrapped computation is called only by async instructions.
     fn check_async_callers(&mut self) -> PResult<()> {
-        let mut async_comps: rustc_hash::FxHashSet<Comp> = Default::default();
-        for &c in &self.m.comp_order {
-            for &i in &self.m.comps[c].body {
-                let data = &self.m.instrs[i];
-                if data.opcode.is_generic_async() {
-                    async_comps.extend(data.callees.iter().copied());
-                }
-            }
+        let async_comps: rustc_hash::FxHashSet<Comp> = self
+            .async_instrs
+            .iter()
+            .flat_map(|&i| self.m.instrs[i].callees.iter().copied())
+            .collect();
+        if async_comps.is_empty() {
+            return Ok(());
         }
-        for &c in &self.m.comp_order {
-            for &i in &self.m.comps[c].body {
-                let data = &self.m.instrs[i];
-                if !data.opcode.is_generic_async()
-                    && let Some(&callee) = data.callees.iter().find(|c| async_comps.contains(c))
-                {
-                    let span = self.spans.instr(i).unwrap_or_default();
-                    return Err(self.error_at(
-                        span,
-                        format!(
-                            "Async computation {} is called by non-async instruction {}.",
-                            self.m.comps[callee].name, data.name
-                        ),
-                    ));
-                }
+        for &i in &self.callers {
+            let data = &self.m.instrs[i];
+            if let Some(&callee) = data.callees.iter().find(|c| async_comps.contains(c)) {
+                let span = self.spans.instr(i).unwrap_or_default();
+                return Err(self.error_at(
+                    span,
+                    format!(
+                        "Async computation {} is called by non-async instruction {}.",
+                        self.m.comps[callee].name, data.name
+                    ),
+                ));
             }
         }
         Ok(())

@@ -18,6 +18,8 @@
 //! finishes (so a nested or earlier computation keeps its names and later
 //! duplicates get `.1`, `.2`, … as XLA's `NameUniquer` gives them).
 
+use std::collections::VecDeque;
+
 use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{Diagnostic, Span};
@@ -83,6 +85,20 @@ pub(crate) struct Parser<'s> {
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
     /// Emptied name maps of finished computations, reused by the next ones.
     pub spare_scope_names: Vec<FxHashMap<&'s str, Instr>>,
+    /// Per instruction (by index), the table key of its written name, computed
+    /// while the name is parsed; `None` where registration needs the name.
+    pub name_keys: Vec<Option<crate::names::NameKey>>,
+    /// The generic async instructions of finished computations, in module order.
+    pub async_instrs: Vec<Instr>,
+    /// The other instructions of finished computations that call computations.
+    pub callers: Vec<Instr>,
+    /// The `{` of the largest computation body and its line count, so that its
+    /// name map is made big enough at once.
+    pub largest_body: Option<(u32, usize)>,
+    /// On a worker parsing one chunk of a body: what lies outside the chunk.
+    pub chunk: Option<Box<crate::text::chunked::ChunkState<'s>>>,
+    /// On the main parser: the chunks workers are parsing, in text order.
+    pub fragments: VecDeque<crate::text::chunked::PendingFragment<'s>>,
 }
 
 /// The largest name map (in entries) kept for reuse when its computation ends.
@@ -90,11 +106,15 @@ pub(crate) const MAX_RECYCLED_SCOPE: usize = 1 << 12;
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str) -> Parser<'s> {
+        Parser::with_capacity(src, memchr::memchr_iter(b'\n', src.as_bytes()).count())
+    }
+
+    /// A parser with room for `lines` instructions: about one per line, and
+    /// reserving up front keeps the big tables from being copied (and the
+    /// allocator from churning) as they grow.
+    pub fn with_capacity(src: &'s str, lines: usize) -> Parser<'s> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token();
-        // About one instruction per line: reserving up front keeps the big tables
-        // from being copied (and the allocator from churning) as they grow.
-        let lines = count_newlines(src.as_bytes());
         let mut m = Module::new("");
         m.instrs = crate::entity::EntityVec::with_capacity(lines);
         Parser {
@@ -119,6 +139,12 @@ impl<'s> Parser<'s> {
             chain_starts: FxHashMap::default(),
             bag_storage: Vec::new(),
             spare_scope_names: Vec::new(),
+            largest_body: None,
+            name_keys: Vec::with_capacity(lines),
+            async_instrs: Vec::new(),
+            callers: Vec::new(),
+            chunk: None,
+            fragments: VecDeque::new(),
         }
     }
 
@@ -521,38 +547,4 @@ pub(crate) fn scan_int(bytes: &[u8], start: usize) -> Option<(i64, usize)> {
         return None;
     }
     Some((if negative { -value } else { value }, i))
-}
-
-/// The number of `\n` bytes, eight at a time (the parser sizes its tables by it).
-fn count_newlines(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const NEWLINES: u64 = ONES * b'\n' as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    let mut count = 0usize;
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ NEWLINES;
-        // A zero byte of `word` is a newline: mark it in its high bit exactly.
-        let zero = !(((word & !(ONES << 7)) + !(ONES << 7)) | word) & (ONES << 7);
-        count += zero.count_ones() as usize;
-    }
-    count + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count_newlines;
-
-    #[test]
-    fn newline_count_is_exact() {
-        for text in [
-            "",
-            "\n",
-            "a\nb\n\n",
-            "0123456\n89abcdef\n\n\n\n\n\n\n\n\nxyz",
-            "\u{ff}\n\u{8a}",
-        ] {
-            let naive = text.bytes().filter(|&b| b == b'\n').count();
-            assert_eq!(count_newlines(text.as_bytes()), naive, "{text:?}");
-        }
-    }
 }

@@ -66,6 +66,23 @@ impl SourceMap {
         };
     }
 
+    /// Records for `to` the spans `other` has for `from` (an instruction moved
+    /// from another module parsed from the same text).
+    pub(crate) fn copy_instr(&mut self, other: &SourceMap, from: Instr, to: Instr) {
+        let Some(spans) = other.spans_of(from) else {
+            return;
+        };
+        let (operands, operand_count) = (spans.operands.0 as usize, spans.operands.1 as usize);
+        let (attrs, attr_count) = (spans.attrs.0 as usize, spans.attrs.1 as usize);
+        self.record_instr(
+            to,
+            spans.name,
+            spans.opcode,
+            &other.operand_spans[operands..operands + operand_count],
+            other.attr_spans[attrs..attrs + attr_count].iter().copied(),
+        );
+    }
+
     /// Records the span of a computation's name.
     pub fn record_comp(&mut self, comp: Comp, name: Span) {
         let index = comp.index();

@@ -1,0 +1,685 @@
+//! Parsing the largest computation body on several threads.
+//!
+//! Real modules keep nearly all of their instructions in one computation (the
+//! entry of a training step runs to hundreds of thousands of lines), so the parser
+//! splits the largest body into chunks at line starts. Every chunk but the first
+//! is parsed by a worker thread while the main parser reads the text before it. A
+//! worker runs the ordinary parser over its chunk into a private module, a
+//! [`Fragment`]; when the main parser's instruction loop reaches a chunk's first
+//! byte exactly, it merges the fragment instruction by instruction instead of
+//! parsing those lines again.
+//!
+//! Invariants:
+//! - the module, the source map and every diagnostic are exactly those of the
+//!   sequential parse. A worker knows nothing of the text before its chunk, so
+//!   what it cannot decide alone is settled at merge, in text order:
+//!   - an operand named before the chunk is an *outside* placeholder, resolved by
+//!     name in the main parser's scope when the merge first meets it;
+//!   - a computation is referred to by name and resolved as the sequential parser
+//!     resolves it at that point;
+//!   - a declared operand shape (`f32[8]{0} %x` in long-form text) is taken as an
+//!     *assumption* about an outside operand and checked against its real shape;
+//!   - an instruction whose parse read anything else from outside (an outside
+//!     operand's shape with no declared shape, an inferred result shape, a
+//!     parameter, an async chain, a nested or generated name, a new computation)
+//!     is a *hole*: the main parser parses its line itself when the merge reaches
+//!     it, and the worker treats the hole's result like an outside operand;
+//! - the merge stops before the first instruction that does not fit (an unknown
+//!   name, a duplicate, a failed assumption, a second `ROOT`) and the main parser
+//!   carries on sequentially from that instruction's first byte, so a diagnostic
+//!   always comes from the sequential parser;
+//! - a line the worker fails to parse is a hole too, and the worker goes on at
+//!   the next line; the merge checks that the main parser's parse of the hole
+//!   ends exactly where the next item starts, and otherwise carries on
+//!   sequentially from there.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::attrs::{Attrs, PlainAttrs};
+use crate::entity::EntityRef;
+use crate::module::{Comp, Instr, InstrData, Module};
+use crate::opcode::Opcode;
+use crate::shape::{Shape, ShapeData, ShapeTable};
+use crate::text::lexer::Tok;
+use crate::text::parser::{PResult, Parser, Scope};
+use crate::text::source_map::SourceMap;
+
+/// The smallest body worth splitting: below this, starting a thread costs more
+/// than it saves.
+const MIN_SPLIT_BODY_BYTES: usize = 256 << 10;
+
+/// The smallest chunk a worker is given.
+const MIN_CHUNK_BYTES: usize = 128 << 10;
+
+/// The most worker threads one parse starts.
+const MAX_WORKERS: usize = 7;
+
+/// One chunk a worker parses: lines from `start` (the first byte of an
+/// instruction) to `stop` (the next chunk's start) or the end of the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub start: u32,
+    /// Where the next chunk starts; `u32::MAX` for the last chunk of the body.
+    pub stop: u32,
+}
+
+/// What the lines of a text look like, from one pass over its bytes.
+pub(crate) struct LineSurvey {
+    /// The number of `\n` bytes.
+    pub newlines: usize,
+    /// The largest body of a computation written at the start of a line (`name
+    /// … {` at column 0 up to `}` at column 0): its first and last byte.
+    pub largest_body: Option<(usize, usize)>,
+    /// The `{` opening that body, and how many lines it has.
+    pub largest_body_open: usize,
+    pub largest_body_lines: usize,
+}
+
+/// Counts lines and finds the largest top-level computation body.
+pub(crate) fn survey_lines(src: &str) -> LineSurvey {
+    let bytes = src.as_bytes();
+    let mut survey = LineSurvey {
+        newlines: 0,
+        largest_body: None,
+        largest_body_open: 0,
+        largest_body_lines: 0,
+    };
+    // The open body: its `{`, its first byte and the line count there.
+    let mut open: Option<(usize, usize, usize)> = None;
+    let mut line_start = 0;
+    let mut visit_line = |survey: &mut LineSurvey, line_start: usize, line_end: usize| {
+        let line = &bytes[line_start..line_end];
+        match line.first() {
+            Some(b'}') => {
+                if let Some((brace, start, lines)) = open.take()
+                    && survey
+                        .largest_body
+                        .is_none_or(|(s, e)| e - s < line_start - start)
+                {
+                    survey.largest_body = Some((start, line_start));
+                    survey.largest_body_open = brace;
+                    survey.largest_body_lines = survey.newlines - lines;
+                }
+            }
+            Some(b' ' | b'\t' | b'\r') | None => {}
+            Some(_) => {
+                let trimmed = line.trim_ascii_end();
+                if trimmed.ends_with(b"{") {
+                    open = Some((
+                        line_start + trimmed.len() - 1,
+                        line_end + 1,
+                        survey.newlines,
+                    ));
+                }
+            }
+        }
+    };
+    for newline in memchr::memchr_iter(b'\n', bytes) {
+        visit_line(&mut survey, line_start, newline);
+        survey.newlines += 1;
+        line_start = newline + 1;
+    }
+    if line_start < bytes.len() {
+        visit_line(&mut survey, line_start, bytes.len());
+    }
+    survey
+}
+
+/// The chunks the workers parse: the tail of the largest body, cut at line starts
+/// so that the main parser (the text before the first chunk, then every merge)
+/// and each worker get about the same number of bytes.
+pub(crate) fn plan_chunks(src: &str, body: (usize, usize), threads: usize) -> Vec<Chunk> {
+    let (body_start, body_end) = body;
+    let body_len = body_end.saturating_sub(body_start);
+    if threads < 2 || body_len < MIN_SPLIT_BODY_BYTES || u32::try_from(src.len()).is_err() {
+        return Vec::new();
+    }
+    let workers = (threads - 1)
+        .min(MAX_WORKERS)
+        .min(body_len / MIN_CHUNK_BYTES);
+    if workers == 0 {
+        return Vec::new();
+    }
+    // The main parser also merges every fragment and finishes the module, so it
+    // is given a little less than an equal share.
+    let share = (src.len() as f64 / (workers as f64 + 0.9)) as usize;
+    let chunk_len = share.min(body_len / (workers + 1)).max(1);
+    let bytes = src.as_bytes();
+    let line_start_after = |at: usize| -> Option<usize> {
+        let newline = at + memchr::memchr(b'\n', &bytes[at..body_end])?;
+        let mut first = newline + 1;
+        while first < body_end && matches!(bytes[first], b' ' | b'\t') {
+            first += 1;
+        }
+        (first < body_end).then_some(first)
+    };
+    let mut starts = Vec::with_capacity(workers);
+    for k in (1..=workers).rev() {
+        let Some(start) = line_start_after(body_end - k * chunk_len) else {
+            continue;
+        };
+        if starts.last().is_none_or(|&last| start > last) {
+            starts.push(start);
+        }
+    }
+    let mut chunks = Vec::with_capacity(starts.len());
+    for (k, &start) in starts.iter().enumerate() {
+        let stop = starts.get(k + 1).map_or(u32::MAX, |&next| next as u32);
+        chunks.push(Chunk {
+            start: start as u32,
+            stop,
+        });
+    }
+    chunks
+}
+
+/// Parses `src` with the largest body split over worker threads when it is big
+/// enough and the machine has more than one core; the result is the sequential
+/// parse's.
+pub(crate) fn parse_module<'s>(parser: &mut Parser<'s>, survey: &LineSurvey) -> PResult<()> {
+    if survey.largest_body.is_some() {
+        parser.largest_body = Some((survey.largest_body_open as u32, survey.largest_body_lines));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunks = match survey.largest_body {
+        Some(body) => plan_chunks(parser.src, body, threads),
+        None => Vec::new(),
+    };
+    parse_module_in_chunks(parser, &chunks)
+}
+
+/// Parses the module with `chunks` parsed on worker threads (sequentially when
+/// there are none).
+pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chunk]) -> PResult<()> {
+    if chunks.is_empty() {
+        return parser.module();
+    }
+    let src = parser.src;
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for &chunk in chunks {
+            let (sender, receiver) = mpsc::channel();
+            let cancel = &cancel;
+            scope.spawn(move || {
+                // The main parser may be gone (it failed early): nothing to do then.
+                let _ = sender.send(parse_chunk(src, chunk, cancel));
+            });
+            parser.fragments.push_back(PendingFragment {
+                start: chunk.start,
+                receiver,
+            });
+        }
+        let result = parser.module();
+        // Workers whose chunk the main parser never reached stop early.
+        cancel.store(true, Ordering::Relaxed);
+        parser.fragments.clear();
+        result
+    })
+}
+
+/// A fragment a worker is still parsing.
+pub(crate) struct PendingFragment<'s> {
+    /// The first byte of the worker's chunk.
+    pub start: u32,
+    receiver: mpsc::Receiver<Fragment<'s>>,
+}
+
+/// What a worker knows that the main parser must settle: see the module docs.
+#[derive(Default)]
+pub(crate) struct ChunkState<'s> {
+    /// Names used before their definition in the chunk → outside placeholder.
+    outside: FxHashMap<&'s str, Instr>,
+    /// Outside placeholders and holes: instructions whose data is not known here.
+    untrusted: FxHashSet<Instr>,
+    /// Shapes declared for untrusted instructions where they were used.
+    assumed: FxHashMap<Instr, Shape>,
+    /// Computation names → placeholder computations.
+    comp_refs: FxHashMap<&'s str, Comp>,
+    /// Whether the instruction being parsed read something from outside.
+    depended: Cell<bool>,
+    /// The name of the instruction just registered.
+    pub last_name: Option<&'s str>,
+}
+
+/// One instruction of a fragment.
+struct Item<'s> {
+    /// The worker's instruction; `None` for a line the worker could not parse.
+    instr: Option<Instr>,
+    /// The instruction's first byte (`ROOT` or its name).
+    start: u32,
+    name: Option<&'s str>,
+    /// Whether the main parser parses this line itself.
+    hole: bool,
+}
+
+/// A chunk as a worker parsed it.
+pub(crate) struct Fragment<'s> {
+    module: Module,
+    spans: SourceMap,
+    name_keys: Vec<Option<crate::names::NameKey>>,
+    items: Vec<Item<'s>>,
+    outside: FxHashMap<Instr, &'s str>,
+    comp_refs: FxHashMap<Comp, &'s str>,
+    assumed: FxHashMap<Instr, Shape>,
+    root: Option<Instr>,
+    /// Where the main parser continues after the fragment: the first byte of
+    /// the instruction the worker stopped before (or of the body's `}`).
+    end: u32,
+}
+
+/// A worker: parses the instructions of `chunk` into a fragment.
+fn parse_chunk<'s>(src: &'s str, chunk: Chunk, cancel: &AtomicBool) -> Fragment<'s> {
+    let stop = chunk.stop as usize;
+    let estimated_lines = (stop.min(src.len()) - chunk.start as usize) / 64 + 16;
+    let mut p = Parser::with_capacity(src, estimated_lines);
+    p.seek(chunk.start as usize);
+    p.chunk = Some(Box::default());
+    let body = p.m.add_comp("");
+    let mut names = FxHashMap::default();
+    names.reserve(estimated_lines);
+    p.scopes.push(Scope {
+        comp: body,
+        names,
+        synthetic: Default::default(),
+        root: None,
+    });
+    let mut items = Vec::with_capacity(estimated_lines);
+    let end = loop {
+        let start = p.tok.start;
+        if start as usize >= stop || p.at(Tok::RBrace) || p.at(Tok::Eof) {
+            break start;
+        }
+        if items.len() % 1024 == 0 && cancel.load(Ordering::Relaxed) {
+            break start;
+        }
+        let instrs_before = p.m.instrs.len();
+        let comps_before = p.m.comps.len();
+        let state = p.chunk.as_deref_mut().expect("a worker");
+        let refs_before = state.comp_refs.len();
+        let outside_before = state.outside.len();
+        state.depended.set(false);
+        state.last_name = None;
+        let Ok(instr) = p.instruction() else {
+            // The main parser parses this line (and reports its error, if the
+            // error is real); the worker goes on at the next line.
+            items.push(Item {
+                instr: None,
+                start,
+                name: None,
+                hole: true,
+            });
+            match next_line_start(src, start as usize) {
+                Some(next) if next < stop => p.seek(next),
+                Some(next) => break next as u32,
+                None => break src.len() as u32,
+            }
+            continue;
+        };
+        let state = p.chunk.as_deref().expect("a worker");
+        let data = &p.m.instrs[instr];
+        let hole = state.depended.get()
+            // Nested instructions and compact get-tuple-elements (outside
+            // placeholders are instructions too).
+            || p.m.instrs.len() - instrs_before != 1 + state.outside.len() - outside_before
+            // Computations made by the instruction (async wrappers, inline bodies).
+            || p.m.comps.len() - comps_before != state.comp_refs.len() - refs_before
+            || data.opcode.is_generic_async()
+            || data.opcode == Opcode::Parameter
+            // Names that the parser's `<opcode>.anon` counter must see in order.
+            || data.name.contains(".anon");
+        let name = state.last_name;
+        if hole {
+            p.chunk
+                .as_deref_mut()
+                .expect("a worker")
+                .untrusted
+                .insert(instr);
+        }
+        items.push(Item {
+            instr: Some(instr),
+            start,
+            name,
+            hole,
+        });
+    };
+    let scope = p.scopes.pop().expect("pushed above");
+    let state = p.chunk.take().expect("a worker");
+    Fragment {
+        items,
+        outside: state.outside.into_iter().map(|(n, i)| (i, n)).collect(),
+        comp_refs: state.comp_refs.into_iter().map(|(n, c)| (c, n)).collect(),
+        assumed: state.assumed,
+        root: scope.root,
+        end,
+        spans: std::mem::take(&mut p.spans),
+        name_keys: std::mem::take(&mut p.name_keys),
+        module: std::mem::replace(&mut p.m, Module::new("")),
+    }
+}
+
+/// The first non-blank byte of the line after the one containing `at`.
+fn next_line_start(src: &str, at: usize) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut next = at + memchr::memchr(b'\n', bytes.get(at..)?)? + 1;
+    while next < bytes.len() && matches!(bytes[next], b' ' | b'\t') {
+        next += 1;
+    }
+    (next < bytes.len()).then_some(next)
+}
+
+/// The worker side: how the parser treats what lies outside its chunk.
+impl<'s> Parser<'s> {
+    /// An operand's shape, for a check that reads it. On a worker, reading an
+    /// untrusted operand's shape with no assumption about it makes the
+    /// instruction a hole.
+    pub(crate) fn operand_shape(&self, operand: Instr) -> Shape {
+        if let Some(chunk) = &self.chunk
+            && chunk.untrusted.contains(&operand)
+            && !chunk.assumed.contains_key(&operand)
+        {
+            chunk.depended.set(true);
+        }
+        self.m.shape_of(operand)
+    }
+
+    /// The shape of an operand written with a `declared` shape. On a worker, the
+    /// first declared shape of an untrusted operand becomes the assumption the
+    /// merge checks.
+    pub(crate) fn declared_operand_shape(&mut self, operand: Instr, declared: Shape) -> Shape {
+        if let Some(chunk) = self.chunk.as_deref_mut()
+            && chunk.untrusted.contains(&operand)
+            && !chunk.assumed.contains_key(&operand)
+        {
+            chunk.assumed.insert(operand, declared);
+            self.m.instrs[operand].shape = declared;
+        }
+        self.m.shape_of(operand)
+    }
+
+    /// Notes that the instruction being parsed depends on more than its chunk.
+    pub(crate) fn note_outside_dependency(&self) {
+        if let Some(chunk) = &self.chunk {
+            chunk.depended.set(true);
+        }
+    }
+
+    /// Looks an operand up; a worker makes an outside placeholder for a name its
+    /// chunk has not defined.
+    pub(crate) fn lookup_operand(&mut self, name: &'s str) -> Option<Instr> {
+        let found = self.lookup(name);
+        if found.is_some() || self.chunk.is_none() {
+            return found;
+        }
+        let parent = self.current_comp();
+        let token = self.m.shapes.token();
+        let chunk = self.chunk.as_deref_mut()?;
+        if let Some(&placeholder) = chunk.outside.get(name) {
+            return Some(placeholder);
+        }
+        // Not in the computation's body: the merge maps it to the real operand.
+        let placeholder = self.m.instrs.push(InstrData {
+            name: name.to_string(),
+            opcode: Opcode::Parameter,
+            shape: token,
+            operands: Vec::new(),
+            callees: Vec::new(),
+            attrs: Attrs::Plain(PlainAttrs::default()),
+            common: None,
+            metadata: None,
+            parent,
+        });
+        chunk.outside.insert(name, placeholder);
+        chunk.untrusted.insert(placeholder);
+        Some(placeholder)
+    }
+
+    /// A worker's computation reference: a placeholder per name.
+    pub(crate) fn chunk_computation_ref(&mut self, name: &'s str) -> Comp {
+        if let Some(&comp) = self.chunk.as_deref().and_then(|c| c.comp_refs.get(name)) {
+            return comp;
+        }
+        let comp = self.m.add_comp(name);
+        if let Some(chunk) = self.chunk.as_deref_mut() {
+            chunk.comp_refs.insert(name, comp);
+        }
+        comp
+    }
+}
+
+/// Fragment handles → the main module's, filled as the merge goes.
+struct HandleMap {
+    instrs: Vec<Option<Instr>>,
+    comps: Vec<Option<Comp>>,
+    shapes: Vec<Option<Shape>>,
+}
+
+/// The main side: merging fragments.
+impl<'s> Parser<'s> {
+    /// Whether the instruction loop is at the first byte of a worker's chunk;
+    /// drops fragments the main parser has passed without landing on them.
+    pub(crate) fn at_fragment(&mut self) -> bool {
+        while let Some(next) = self.fragments.front() {
+            if self.tok.start < next.start {
+                return false;
+            }
+            if self.tok.start == next.start && self.scopes.len() == 1 {
+                return true;
+            }
+            self.fragments.pop_front();
+        }
+        false
+    }
+
+    /// Merges the fragment starting here (see the module docs), then leaves the
+    /// parser where the sequential parse must continue.
+    pub(crate) fn merge_fragment(&mut self) -> PResult<()> {
+        let Some(pending) = self.fragments.pop_front() else {
+            return Ok(());
+        };
+        let Ok(mut fragment) = pending.receiver.recv() else {
+            return Ok(());
+        };
+        let mut map = HandleMap {
+            instrs: vec![None; fragment.module.instrs.len()],
+            comps: vec![None; fragment.module.comps.len()],
+            shapes: vec![None; fragment.module.shapes.len()],
+        };
+        let items = std::mem::take(&mut fragment.items);
+        let mut resume = fragment.end;
+        for (k, item) in items.iter().enumerate() {
+            if item.hole {
+                self.seek(item.start as usize);
+                let instr = self.instruction()?;
+                let next = items.get(k + 1).map_or(fragment.end, |next| next.start);
+                let assumption_holds = item.instr.is_none_or(|hole| {
+                    map.instrs[hole.index()] = Some(instr);
+                    fragment.assumed.get(&hole).is_none_or(|&assumed| {
+                        self.remap_shape(&fragment.module.shapes, &mut map, assumed)
+                            == self.m.shape_of(instr)
+                    })
+                });
+                if !assumption_holds || self.tok.start != next {
+                    resume = self.tok.start;
+                    break;
+                }
+                continue;
+            }
+            if self.merge_instr(&mut fragment, &mut map, item).is_none() {
+                resume = item.start;
+                break;
+            }
+        }
+        self.seek(resume as usize);
+        Ok(())
+    }
+
+    /// Adds one instruction of the fragment, or returns `None` (changing
+    /// nothing) when it does not fit what the main parser has built.
+    fn merge_instr(
+        &mut self,
+        fragment: &mut Fragment<'s>,
+        map: &mut HandleMap,
+        item: &Item<'s>,
+    ) -> Option<()> {
+        let worker_instr = item.instr?;
+        // Resolve every handle first (which only fills `map`), so that nothing
+        // changes when the instruction does not fit.
+        let data = &fragment.module.instrs[worker_instr];
+        for &operand in data.operands.iter().chain(data.control_predecessors()) {
+            self.resolve(fragment, map, operand)?;
+        }
+        for &callee in &data.callees {
+            self.resolve_comp(fragment, map, callee)?;
+        }
+        let is_root = fragment.root == Some(worker_instr);
+        let scope = self.scopes.last_mut()?;
+        if is_root && scope.root.is_some() {
+            return None;
+        }
+        let instr = self.m.instrs.next_key();
+        if let Some(name) = item.name {
+            match scope.names.entry(name) {
+                std::collections::hash_map::Entry::Occupied(_) => return None,
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(instr);
+                }
+            }
+        }
+        if is_root {
+            scope.root = Some(instr);
+        }
+        // Everything fits: move the instruction over.
+        let comp = scope.comp;
+        let mapped = |handle: Instr| map.instrs[handle.index()].expect("resolved above");
+        let data = &mut fragment.module.instrs[worker_instr];
+        for operand in &mut data.operands {
+            *operand = mapped(*operand);
+        }
+        if let Some(common) = data.common.as_deref_mut() {
+            for predecessor in &mut common.control_predecessors {
+                *predecessor = mapped(*predecessor);
+            }
+        }
+        for callee in &mut data.callees {
+            *callee = map.comps[callee.index()].expect("resolved above");
+        }
+        let mut data = InstrData {
+            name: std::mem::take(&mut data.name),
+            opcode: data.opcode,
+            shape: data.shape,
+            operands: std::mem::take(&mut data.operands),
+            callees: std::mem::take(&mut data.callees),
+            attrs: std::mem::replace(&mut data.attrs, Attrs::Plain(PlainAttrs::default())),
+            common: data.common.take(),
+            metadata: data.metadata.take(),
+            parent: comp,
+        };
+        let shapes = &fragment.module.shapes;
+        data.shape = self.remap_shape(shapes, map, data.shape);
+        match &mut data.attrs {
+            Attrs::Outfeed {
+                outfeed_shape: Some(shape),
+                ..
+            } => *shape = self.remap_shape(shapes, map, *shape),
+            Attrs::CustomCall(call) => {
+                if let Some(constraints) = &mut call.operand_layout_constraints {
+                    for shape in constraints {
+                        *shape = self.remap_shape(shapes, map, *shape);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let added = self.m.add_instr(data);
+        debug_assert_eq!(added, instr);
+        map.instrs[worker_instr.index()] = Some(instr);
+        self.spans.copy_instr(&fragment.spans, worker_instr, instr);
+        let key = fragment
+            .name_keys
+            .get(worker_instr.index())
+            .copied()
+            .flatten();
+        let index = instr.index();
+        if self.name_keys.len() <= index {
+            self.name_keys.resize(index + 1, None);
+        }
+        self.name_keys[index] = key;
+        Some(())
+    }
+
+    /// The main module's instruction for a fragment operand: merged already, or
+    /// an outside placeholder looked up by name (and checked against any shape
+    /// the worker assumed for it).
+    fn resolve(
+        &mut self,
+        fragment: &Fragment<'s>,
+        map: &mut HandleMap,
+        operand: Instr,
+    ) -> Option<Instr> {
+        if let Some(instr) = map.instrs[operand.index()] {
+            return Some(instr);
+        }
+        let name = fragment.outside.get(&operand)?;
+        let instr = self.lookup(name)?;
+        if let Some(&assumed) = fragment.assumed.get(&operand)
+            && self.remap_shape(&fragment.module.shapes, map, assumed) != self.m.shape_of(instr)
+        {
+            return None;
+        }
+        map.instrs[operand.index()] = Some(instr);
+        Some(instr)
+    }
+
+    /// The main module's computation for a fragment's placeholder, resolved as
+    /// [`computation_ref`](Self::computation_ref) resolves a name.
+    fn resolve_comp(
+        &mut self,
+        fragment: &Fragment<'s>,
+        map: &mut HandleMap,
+        callee: Comp,
+    ) -> Option<Comp> {
+        if let Some(comp) = map.comps[callee.index()] {
+            return Some(comp);
+        }
+        let name = fragment.comp_refs.get(&callee)?;
+        let comp = *self.comp_names.get(*name)?;
+        if self.scopes.iter().any(|s| s.comp == comp) {
+            return None;
+        }
+        map.comps[callee.index()] = Some(comp);
+        Some(comp)
+    }
+
+    /// A fragment shape interned in the main module's table.
+    fn remap_shape(&mut self, from: &ShapeTable, map: &mut HandleMap, shape: Shape) -> Shape {
+        if let Some(mapped) = map.shapes[shape.index()] {
+            return mapped;
+        }
+        let data = match from.get(shape) {
+            ShapeData::Tuple(elements) => ShapeData::Tuple(
+                elements
+                    .iter()
+                    .map(|&e| self.remap_shape(from, map, e))
+                    .collect(),
+            ),
+            ShapeData::Buffer(inner) => ShapeData::Buffer(self.remap_shape(from, map, *inner)),
+            ShapeData::Array(array) => {
+                let mut array = array.clone();
+                if let Some(layout) = array.layout.as_deref_mut()
+                    && let Some(physical) = layout.physical_shape
+                {
+                    layout.physical_shape = Some(self.remap_shape(from, map, physical));
+                }
+                ShapeData::Array(array)
+            }
+            other => other.clone(),
+        };
+        let mapped = self.m.shapes.intern(data);
+        map.shapes[shape.index()] = Some(mapped);
+        mapped
+    }
+}

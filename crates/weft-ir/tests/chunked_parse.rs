@@ -1,0 +1,219 @@
+//! The chunked parse (workers parsing the tail of a body while the main parser
+//! reads the text before it) gives exactly the sequential parse: the same
+//! instructions under the same handles, the same printed text in both forms, the
+//! same source spans, and the same diagnostic on bad input, wherever the chunks
+//! start (at instruction lines, mid-line, inside strings and comments).
+
+use std::fmt::Write as _;
+
+use weft_ir::entity::EntityRef;
+use weft_ir::text::{PrintOptions, SourceMap, parse_split_at, print};
+
+mod corpus;
+
+use corpus::{corpus_dir, read, rows};
+
+/// Everything a parse produces, as text to compare.
+fn outcome(result: Result<(weft_ir::Module, SourceMap), weft_ir::Diagnostic>) -> String {
+    let (m, spans) = match result {
+        Ok(parsed) => parsed,
+        Err(d) => return format!("error: {d:?}"),
+    };
+    let mut out = print(&m, &PrintOptions::long());
+    out.push_str(&print(&m, &PrintOptions::short()));
+    for (instr, data) in m.instrs.iter() {
+        let _ = write!(
+            out,
+            "\n{} {} {:?} {:?} {:?}",
+            instr.index(),
+            data.name,
+            data.parent,
+            spans.instr(instr),
+            spans.opcode(instr),
+        );
+        for k in 0..data.operands.len() {
+            let _ = write!(out, " {:?}", spans.operand(instr, k));
+        }
+    }
+    out
+}
+
+fn sequential(text: &str) -> String {
+    outcome(parse_split_at(text, &[]))
+}
+
+/// The first byte of every line, and of its first non-blank character.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    for (at, _) in text.match_indices('\n') {
+        starts.push(at + 1);
+        let indent = text[at + 1..]
+            .bytes()
+            .take_while(|b| *b == b' ' || *b == b'\t')
+            .count();
+        if indent > 0 {
+            starts.push(at + 1 + indent);
+        }
+    }
+    starts
+}
+
+/// Checks `text` split at every line start alone, at every pair of line
+/// starts, and at every byte offset alone.
+fn check_exhaustively(name: &str, text: &str) {
+    let expected = sequential(text);
+    let starts = line_starts(text);
+    let mut splits: Vec<Vec<usize>> = starts.iter().map(|&s| vec![s]).collect();
+    for (i, &a) in starts.iter().enumerate() {
+        for &b in &starts[i + 1..] {
+            splits.push(vec![a, b]);
+        }
+    }
+    splits.extend((0..text.len()).map(|at| vec![at]));
+    for split in splits {
+        let got = outcome(parse_split_at(text, &split));
+        if got != expected {
+            panic!(
+                "{name}: split at {split:?} differs from the sequential parse\n--- sequential\n{expected}\n--- split\n{got}"
+            );
+        }
+    }
+}
+
+const BODY: &str = r#"HloModule chunks, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[8]{0}}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(f32[] %a, f32[] %b)
+}
+
+%wrapped (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
+}
+
+ENTRY %main (p0: f32[8], p1: f32[8]) -> f32[8] {
+  %p0 = f32[8]{0} parameter(0)
+  %p1 = f32[8]{0} parameter(1)
+  %sum = f32[8]{0} add(f32[8]{0} %p0, f32[8]{0} %p1), metadata={op_name="sum" source_file="m.py" source_line=3}
+  %t = (f32[8]{0}, f32[8]{0}) tuple(%sum, %p1)
+  %g = f32[8]{0} get-tuple-element(%t), index=0
+  %ar = f32[8]{0} all-reduce(%g), replica_groups={}, to_apply=%add
+  /* a comment with a line
+  %fake = f32[8]{0} negate(%p0) inside it */
+  %s = ((f32[8]{0}), f32[8]{0}) async-start(%ar), calls=%wrapped
+  %d = f32[8]{0} async-done(%s)
+  %r = f32[2,4]{1,0} reshape(f32[8]{0} %d)
+  %c = f32[8]{0} custom-call(%g), custom_call_target="foo", operand_layout_constraints={f32[8]{0}}, backend_config="  %not = f32[8]{0} negate(%p0)"
+  %m = f32[8]{0} multiply(%c, %ar), control-predecessors={%sum}
+  %x = f32[8]{0} add(%p0, %m)
+  ROOT %out = f32[8]{0} add(%x, %g)
+}
+"#;
+
+#[test]
+fn every_split_of_a_module_gives_the_sequential_parse() {
+    assert!(
+        !sequential(BODY).starts_with("error"),
+        "{}",
+        sequential(BODY)
+    );
+    check_exhaustively("module", BODY);
+}
+
+#[test]
+fn unscheduled_long_and_short_forms_split_the_same() {
+    let short = print(
+        &weft_ir::text::parse(BODY).expect("parses"),
+        &PrintOptions::short(),
+    );
+    check_exhaustively("short form", &short);
+}
+
+/// Each error is reported exactly as the sequential parser reports it, wherever
+/// the chunks start.
+#[test]
+fn every_split_of_a_bad_module_gives_the_sequential_error() {
+    let cases = [
+        // A name defined twice, on either side of a split.
+        (
+            "duplicate",
+            "  %x = f32[8]{0} add(%p0, %m)",
+            "  %sum = f32[8]{0} add(%p0, %m)",
+        ),
+        // An operand defined after its use.
+        (
+            "forward",
+            "  %x = f32[8]{0} add(%p0, %m)",
+            "  %x = f32[8]{0} add(%p0, %out)",
+        ),
+        // A declared operand shape that does not match.
+        (
+            "declared",
+            "  %x = f32[8]{0} add(%p0, %m)",
+            "  %x = f32[8]{0} add(f32[9]{0} %p0, %m)",
+        ),
+        // A second ROOT.
+        (
+            "root",
+            "  %x = f32[8]{0} add(%p0, %m)",
+            "  ROOT %x = f32[8]{0} add(%p0, %m)",
+        ),
+        // An unknown computation.
+        ("callee", "to_apply=%add", "to_apply=%nothing"),
+        // A computation calling the one it is in.
+        ("recursion", "to_apply=%add", "to_apply=%main"),
+        // A syntax error late in the body.
+        (
+            "syntax",
+            "  ROOT %out = f32[8]{0} add(%x, %g)",
+            "  ROOT %out = f32[8]{0} add(%x, %g",
+        ),
+        // A bad async chain.
+        ("chain", "async-done(%s)", "async-done(%s), calls=%add"),
+    ];
+    for (name, from, to) in cases {
+        assert!(BODY.contains(from), "{name}");
+        let text = BODY.replacen(from, to, 1);
+        assert!(sequential(&text).starts_with("error"), "{name}: {text}");
+        check_exhaustively(name, &text);
+    }
+}
+
+/// Every module of the corpus, split at line starts across its largest part
+/// and at a few offsets that are not line starts.
+#[test]
+fn corpus_modules_split_as_they_parse() {
+    let dir = skip_without_corpus!();
+    let mut checked = 0;
+    for row in rows(&dir) {
+        if row.templated {
+            continue;
+        }
+        let text = read(&row);
+        let starts = line_starts(&text);
+        if starts.len() < 4 {
+            continue;
+        }
+        let expected = sequential(&text);
+        let at = |fraction: f64| starts[((starts.len() - 1) as f64 * fraction) as usize];
+        let mid_line = (at(0.5) + 7).min(text.len() - 1);
+        let splits = [
+            vec![at(0.5)],
+            vec![at(0.25), at(0.5), at(0.75)],
+            vec![at(0.1), at(0.9)],
+            vec![mid_line],
+        ];
+        for split in splits {
+            let got = outcome(parse_split_at(&text, &split));
+            assert!(
+                got == expected,
+                "{}: split at {split:?} differs from the sequential parse",
+                row.file.display()
+            );
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} corpus modules parse the same split and whole");
+}
