@@ -31,14 +31,22 @@ pub struct Metadata {
     pub source_file: Option<Arc<str>>,
     /// `source_line=N`.
     pub source_line: i32,
+    /// `stack_frame_id=N` (0 for none).
+    pub stack_frame_id: i32,
+    /// The fields few instructions carry; `None` when all of them are unset
+    /// (never `Some` of the default), which keeps the common metadata small.
+    pub more: Option<Box<MoreMetadata>>,
+}
+
+/// The metadata fields few instructions carry.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct MoreMetadata {
     /// `source_end_line=N`.
     pub source_end_line: i32,
     /// `source_column=N`.
     pub source_column: i32,
     /// `source_end_column=N`.
     pub source_end_column: i32,
-    /// `stack_frame_id=N` (0 for none).
-    pub stack_frame_id: i32,
     /// `preserve_layout=true`.
     pub preserve_layout: bool,
     /// `profile_type={…}`.
@@ -50,13 +58,29 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// The rarer fields, made mutable (created unset if absent); call
+    /// [`tidy`](Self::tidy) after setting them.
+    pub fn more_mut(&mut self) -> &mut MoreMetadata {
+        self.more.get_or_insert_with(Default::default)
+    }
+
+    /// Drops the rarer fields when all of them are unset.
+    pub fn tidy(&mut self) {
+        if self.more.as_deref() == Some(&MoreMetadata::default()) {
+            self.more = None;
+        }
+    }
+
     /// Whether XLA prints this metadata at all (it omits metadata that carries
     /// only line numbers or profile types).
     pub fn is_printed(&self) -> bool {
         self.op_type.as_deref().is_some_and(|s| !s.is_empty())
             || !self.op_name.is_empty()
             || self.source_file.as_deref().is_some_and(|s| !s.is_empty())
-            || !self.scheduling_name.is_empty()
+            || self
+                .more
+                .as_deref()
+                .is_some_and(|more| !more.scheduling_name.is_empty())
             || self.stack_frame_id != 0
     }
 
@@ -93,20 +117,22 @@ impl Metadata {
             self.source_file.as_deref().unwrap_or(""),
         );
         int(out, "source_line", self.source_line);
-        int(out, "source_end_line", self.source_end_line);
-        int(out, "source_column", self.source_column);
-        int(out, "source_end_column", self.source_end_column);
-        if !self.profile_type.is_empty() {
-            sep(out);
-            out.push_str("profile_type=");
-            push_int_list(out, &self.profile_type);
+        if let Some(more) = self.more.as_deref() {
+            int(out, "source_end_line", more.source_end_line);
+            int(out, "source_column", more.source_column);
+            int(out, "source_end_column", more.source_end_column);
+            if !more.profile_type.is_empty() {
+                sep(out);
+                out.push_str("profile_type=");
+                push_int_list(out, &more.profile_type);
+            }
+            string(out, "deduplicated_name", &more.deduplicated_name);
+            if more.preserve_layout {
+                sep(out);
+                out.push_str("preserve_layout=true");
+            }
+            string(out, "scheduling_name", &more.scheduling_name);
         }
-        string(out, "deduplicated_name", &self.deduplicated_name);
-        if self.preserve_layout {
-            sep(out);
-            out.push_str("preserve_layout=true");
-        }
-        string(out, "scheduling_name", &self.scheduling_name);
         int(out, "stack_frame_id", self.stack_frame_id);
     }
 }
@@ -275,19 +301,22 @@ impl<'s> Parser<'s> {
     /// `{op_type="…" op_name="…" source_line=N …}`; commas are optional.
     pub(crate) fn metadata(&mut self) -> PResult<Metadata> {
         if self.at(Tok::LBrace)
-            && let Some((m, end)) = self.scan_metadata(self.tok.start as usize)
+            && let Some((mut m, end)) = self.scan_metadata(self.tok.start as usize)
         {
             self.seek(end);
+            m.tidy();
             return Ok(m);
         }
         self.expect(Tok::LBrace, "'{' starting metadata")?;
         let mut m = Metadata::default();
         loop {
             if self.eat(Tok::RBrace) {
+                m.tidy();
                 return Ok(m);
             }
             self.eat(Tok::Comma);
             if self.eat(Tok::RBrace) {
+                m.tidy();
                 return Ok(m);
             }
             let span = self.span();
@@ -304,14 +333,14 @@ impl<'s> Parser<'s> {
                 "op_name" => m.op_name = self.string()?.into(),
                 "source_file" => m.source_file = Some(self.shared_string()?),
                 "source_line" => m.source_line = self.int32()?,
-                "source_end_line" => m.source_end_line = self.int32()?,
-                "source_column" => m.source_column = self.int32()?,
-                "source_end_column" => m.source_end_column = self.int32()?,
-                "profile_type" => m.profile_type = self.int_list()?.into(),
-                "deduplicated_name" => m.deduplicated_name = self.string()?.into(),
-                "scheduling_name" => m.scheduling_name = self.string()?.into(),
+                "source_end_line" => m.more_mut().source_end_line = self.int32()?,
+                "source_column" => m.more_mut().source_column = self.int32()?,
+                "source_end_column" => m.more_mut().source_end_column = self.int32()?,
+                "profile_type" => m.more_mut().profile_type = self.int_list()?.into(),
+                "deduplicated_name" => m.more_mut().deduplicated_name = self.string()?.into(),
+                "scheduling_name" => m.more_mut().scheduling_name = self.string()?.into(),
                 "stack_frame_id" => m.stack_frame_id = self.int32()?,
-                "preserve_layout" => m.preserve_layout = self.bool()?,
+                "preserve_layout" => m.more_mut().preserve_layout = self.bool()?,
                 _ => {
                     return Err(self
                         .error_at(span, format!("unknown metadata field '{name}'"))
@@ -361,8 +390,8 @@ impl<'s> Parser<'s> {
                     "op_type" => m.op_type = Some(self.share(value)),
                     "op_name" => m.op_name = value.into(),
                     "source_file" => m.source_file = Some(self.share(value)),
-                    "deduplicated_name" => m.deduplicated_name = value.into(),
-                    "scheduling_name" => m.scheduling_name = value.into(),
+                    "deduplicated_name" => m.more_mut().deduplicated_name = value.into(),
+                    "scheduling_name" => m.more_mut().scheduling_name = value.into(),
                     _ => return None,
                 }
             } else {
@@ -371,9 +400,9 @@ impl<'s> Parser<'s> {
                 i = end;
                 match key {
                     "source_line" => m.source_line = value,
-                    "source_end_line" => m.source_end_line = value,
-                    "source_column" => m.source_column = value,
-                    "source_end_column" => m.source_end_column = value,
+                    "source_end_line" => m.more_mut().source_end_line = value,
+                    "source_column" => m.more_mut().source_column = value,
+                    "source_end_column" => m.more_mut().source_end_column = value,
                     "stack_frame_id" => m.stack_frame_id = value,
                     _ => return None,
                 }

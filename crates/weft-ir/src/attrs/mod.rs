@@ -25,8 +25,8 @@ pub use collective::{
     ReplicaGroups,
 };
 pub use common::{
-    BackendConfig, CommonAttrs, FrontendAttributes, Metadata, ResultAccuracy, Statistics,
-    lexes_as_dict, print_string_or_dict,
+    BackendConfig, CommonAttrs, FrontendAttributes, Metadata, MoreMetadata, ResultAccuracy,
+    Statistics, lexes_as_dict, print_string_or_dict,
 };
 pub use convolution::{ConvolutionAttrs, ConvolutionDims};
 pub use dot::{DotAttrs, Precision, print_precision};

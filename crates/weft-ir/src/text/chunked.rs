@@ -144,10 +144,12 @@ pub(crate) fn plan_chunks(src: &str, body: (usize, usize), threads: usize) -> Ve
     if workers == 0 {
         return Vec::new();
     }
-    // The main parser also merges every fragment and finishes the module, so it
-    // is given a little less than an equal share.
-    let share = (src.len() as f64 / (workers as f64 + 0.9)) as usize;
-    let chunk_len = share.min(body_len / (workers + 1)).max(1);
+    // An equal share of the whole text for each thread: the merge can only
+    // start once the worker is done, so the main parser should reach the first
+    // chunk when the workers finish. The main parser keeps at least a tenth of
+    // the body, so a body that is nearly all of the text is split near halves.
+    let share = src.len() / (workers + 1);
+    let chunk_len = share.min(body_len * 9 / (10 * workers)).max(1);
     let bytes = src.as_bytes();
     let line_start_after = |at: usize| -> Option<usize> {
         let newline = at + memchr::memchr(b'\n', &bytes[at..body_end])?;
