@@ -13,7 +13,9 @@ are called through `jaxlib._hlo`, as `../shared/notes/jax-baseline.md` §3 descr
 Each file is measured in fresh processes (one for weft, one for XLA), so the peak memory
 reported is that file's alone. Times are medians over `--repeat` runs. weft prints the long
 form (`weft fmt`'s default); XLA prints the same form (operand shapes and large constants
-on). Ratios are weft's throughput over XLA's: higher is better for weft.
+on). Ratios are weft's throughput over XLA's: higher is better for weft. weft parses on
+every core by default (XLA's parser uses one); the "1 thread" column is weft's parse with
+`--threads 1`, measured in the same run.
 """
 import argparse
 import json
@@ -46,8 +48,11 @@ print(json.dumps({"parse_ms": statistics.median(parse) * 1e3, "print_ms": statis
 """
 
 
-def weft_bench(weft, path, repeat):
-    out = subprocess.run([weft, "bench", "--json", "--repeat", str(repeat), path],
+def weft_bench(weft, path, repeat, threads=None):
+    command = [weft, "bench", "--json", "--repeat", str(repeat), path]
+    if threads:
+        command += ["--threads", str(threads)]
+    out = subprocess.run(command,
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -83,7 +88,8 @@ def main():
     if not files:
         parser.error("no files: give FILE..., --generate or --largest")
 
-    header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'XLA parse':>10} {'ratio':>6} | "
+    header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'1 thread':>10} {'XLA parse':>10} "
+              f"{'ratio':>6} {'1 thr.':>6} | "
               f"{'weft print':>10} {'XLA print':>10} {'ratio':>6} | {'weft MB':>8} {'XLA MB':>8}")
     print(header)
     print("-" * len(header))
@@ -91,10 +97,12 @@ def main():
         lines = sum(1 for _ in open(path))
         w = weft_bench(args.weft, path, args.repeat)
         x = xla_bench(args.python, path, args.repeat)
+        w1 = weft_bench(args.weft, path, args.repeat, threads=1)
         name = os.path.basename(path)
         name = name if len(name) <= 44 else "…" + name[-43:]
-        print(f"{name:<44} {lines:>9} | {w['parse_ms']:>8.0f}ms {x['parse_ms']:>8.0f}ms "
-              f"{x['parse_ms'] / w['parse_ms']:>5.1f}x | {w['print_ms']:>8.0f}ms {x['print_ms']:>8.0f}ms "
+        print(f"{name:<44} {lines:>9} | {w['parse_ms']:>8.0f}ms {w1['parse_ms']:>8.0f}ms "
+              f"{x['parse_ms']:>8.0f}ms {x['parse_ms'] / w['parse_ms']:>5.1f}x "
+              f"{x['parse_ms'] / w1['parse_ms']:>5.1f}x | {w['print_ms']:>8.0f}ms {x['print_ms']:>8.0f}ms "
               f"{x['print_ms'] / w['print_ms']:>5.1f}x | {w['peak_rss_bytes'] / 1e6:>8.0f} "
               f"{x['peak_rss_bytes'] / 1e6:>8.0f}")
         sys.stdout.flush()

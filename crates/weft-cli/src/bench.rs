@@ -27,6 +27,10 @@ pub struct BenchArgs {
     /// Print one JSON object per file instead of a table.
     #[arg(long)]
     json: bool,
+    /// Parse on at most N threads (default: every core; 1 measures the
+    /// sequential parser).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 /// The process's peak resident set size in bytes (Linux), if known.
@@ -89,14 +93,15 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         };
         let lines = source.text.lines().count();
         let bytes = source.text.len();
+        let threads = crate::fmt::parse_threads(args.threads);
         let mut parse_ms = Vec::with_capacity(repeat);
         let mut module = None;
         for _ in 0..repeat {
             // Free the previous module first so the peak is one module's.
             drop(module.take());
             let start = Instant::now();
-            match weft_ir::text::parse(&source.text) {
-                Ok(m) => module = Some(m),
+            match weft_ir::text::parse_with_threads(&source.text, threads) {
+                Ok((m, _)) => module = Some(m),
                 Err(d) => {
                     eprint!("{}", d.render(&source.name, &source.text));
                     return ExitCode::FAILURE;
@@ -135,7 +140,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         let name = path.display().to_string();
         if args.json {
             say!(
-                "{{\"file\": {:?}, \"lines\": {lines}, \"bytes\": {bytes}, \"parse_ms\": {parse:.3}, \"print_ms\": {print:.3}, \"verify_ms\": {verify:.3}, \"printed_bytes\": {printed}, \"peak_rss_bytes\": {peak}}}",
+                "{{\"file\": {:?}, \"lines\": {lines}, \"bytes\": {bytes}, \"threads\": {threads}, \"parse_ms\": {parse:.3}, \"print_ms\": {print:.3}, \"verify_ms\": {verify:.3}, \"printed_bytes\": {printed}, \"peak_rss_bytes\": {peak}}}",
                 name
             );
         } else {

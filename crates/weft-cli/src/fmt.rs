@@ -80,6 +80,19 @@ pub struct FmtArgs {
     /// one line each.
     #[arg(long)]
     timings: bool,
+    /// Parse HLO on at most N threads (default: every core). A large module's
+    /// biggest computation is parsed in chunks on several threads; the output
+    /// is the same for any N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+/// The thread count for a parse: `requested`, or every core.
+pub fn parse_threads(requested: Option<u16>) -> usize {
+    requested.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    )
 }
 
 fn millis(start: Instant) -> f64 {
@@ -106,8 +119,9 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let start = Instant::now();
-    let module = match weft_ir::text::parse(&source.text) {
-        Ok(m) => m,
+    let module = match weft_ir::text::parse_with_threads(&source.text, parse_threads(args.threads))
+    {
+        Ok((m, _)) => m,
         Err(diagnostic) => {
             eprint!("{}", diagnostic.render(&source.name, &source.text));
             return ExitCode::FAILURE;

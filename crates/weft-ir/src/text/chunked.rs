@@ -102,7 +102,8 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
                 {
                     survey.largest_body = Some((start, line_start));
                     survey.largest_body_open = brace;
-                    survey.largest_body_lines = survey.newlines - lines;
+                    // The header's own line is not the body's.
+                    survey.largest_body_lines = survey.newlines - lines - 1;
                 }
             }
             Some(b' ' | b'\t' | b'\r') | None => {}
@@ -179,14 +180,16 @@ pub(crate) fn plan_chunks(src: &str, body: (usize, usize), threads: usize) -> Ve
     chunks
 }
 
-/// Parses `src` with the largest body split over worker threads when it is big
-/// enough and the machine has more than one core; the result is the sequential
-/// parse's.
-pub(crate) fn parse_module<'s>(parser: &mut Parser<'s>, survey: &LineSurvey) -> PResult<()> {
+/// Parses the module with the largest body split over up to `threads` threads
+/// when it is big enough; the result is the sequential parse's.
+pub(crate) fn parse_module<'s>(
+    parser: &mut Parser<'s>,
+    survey: &LineSurvey,
+    threads: usize,
+) -> PResult<()> {
     if survey.largest_body.is_some() {
         parser.largest_body = Some((survey.largest_body_open as u32, survey.largest_body_lines));
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunks = match survey.largest_body {
         Some(body) => plan_chunks(parser.src, body, threads),
         None => Vec::new(),
@@ -206,14 +209,20 @@ pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chun
         for &chunk in chunks {
             let (sender, receiver) = mpsc::channel();
             let cancel = &cancel;
-            scope.spawn(move || {
-                // The main parser may be gone (it failed early): nothing to do then.
-                let _ = sender.send(parse_chunk(src, chunk, cancel));
-            });
-            parser.fragments.push_back(PendingFragment {
-                start: chunk.start,
-                receiver,
-            });
+            let worker = std::thread::Builder::new()
+                .name("weft-parse".to_string())
+                .spawn_scoped(scope, move || {
+                    // The main parser may be gone (it failed early): nothing to do then.
+                    let _ = sender.send(parse_chunk(src, chunk, cancel));
+                });
+            // Without a thread (the system refused one), the main parser simply
+            // parses that chunk itself.
+            if worker.is_ok() {
+                parser.fragments.push_back(PendingFragment {
+                    start: chunk.start,
+                    receiver,
+                });
+            }
         }
         let result = parser.module();
         // Workers whose chunk the main parser never reached stop early.
@@ -683,5 +692,68 @@ impl<'s> Parser<'s> {
         let mapped = self.m.shapes.intern(data);
         map.shapes[shape.index()] = Some(mapped);
         mapped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Chunk, MIN_SPLIT_BODY_BYTES, plan_chunks, survey_lines};
+
+    fn module(body_lines: usize) -> String {
+        let mut text = String::from(
+            "HloModule m\n\n%small (a: f32[]) -> f32[] {\n  ROOT %a = f32[] parameter(0)\n}\n\nENTRY %main () -> f32[] {\n",
+        );
+        for i in 0..body_lines {
+            text.push_str(&format!("  %c{i} = f32[] constant({i})\n"));
+        }
+        text.push_str("  ROOT %r = f32[] constant(0)\n}\n");
+        text
+    }
+
+    #[test]
+    fn the_survey_finds_the_largest_body() {
+        let text = module(3);
+        let survey = survey_lines(&text);
+        assert_eq!(survey.newlines, text.matches('\n').count());
+        let (start, end) = survey.largest_body.expect("a body");
+        assert!(text[start..].starts_with("  %c0 = "));
+        assert!(text[end..].starts_with("}\n") && end == text.len() - 2);
+        assert_eq!(
+            &text[survey.largest_body_open..=survey.largest_body_open],
+            "{"
+        );
+        assert!(text[..survey.largest_body_open].ends_with("ENTRY %main () -> f32[] "));
+        assert_eq!(survey.largest_body_lines, 4);
+    }
+
+    #[test]
+    fn chunks_start_at_instruction_lines_of_the_body() {
+        let text = module(20_000);
+        let body = survey_lines(&text).largest_body.expect("a body");
+        assert!(body.1 - body.0 >= MIN_SPLIT_BODY_BYTES);
+        assert!(plan_chunks(&text, body, 1).is_empty());
+        for threads in [2, 4] {
+            let chunks = plan_chunks(&text, body, threads);
+            assert_eq!(chunks.len(), threads - 1);
+            for (k, chunk) in chunks.iter().enumerate() {
+                let start = chunk.start as usize;
+                assert!(body.0 < start && start < body.1);
+                assert!(
+                    text[start..].starts_with("%c"),
+                    "{:?}",
+                    &text[start..start + 10]
+                );
+                assert!(text[..start].ends_with("\n  "));
+                let next = chunks.get(k + 1).map_or(u32::MAX, |c: &Chunk| c.start);
+                assert_eq!(chunk.stop, next);
+            }
+            // The threads get about equal shares of the text.
+            let first = chunks[0].start as usize;
+            let share = text.len() / threads;
+            assert!(first.abs_diff(share) < share / 10, "{first} vs {share}");
+        }
+        let small = module(10);
+        let small_body = survey_lines(&small).largest_body.expect("a body");
+        assert!(plan_chunks(&small, small_body, 8).is_empty());
     }
 }

@@ -36,11 +36,20 @@ pub fn parse(source: &str) -> Result<Module, Diagnostic> {
     parse_with_source_map(source).map(|(m, _)| m)
 }
 
-/// Parses HLO text into a module and the source positions of its entities.
+/// Parses HLO text into a module and the source positions of its entities,
+/// using every core the machine has for a large module.
 pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_with_threads(source, threads)
+}
+
+/// Parses HLO text on at most `threads` threads (1 parses sequentially). A large
+/// module's biggest computation is split into chunks parsed by worker threads;
+/// the module, source map and diagnostics are the same whatever `threads` is.
+pub fn parse_with_threads(source: &str, threads: usize) -> Result<(Module, SourceMap), Diagnostic> {
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
-    chunked::parse_module(&mut parser, &survey)?;
+    chunked::parse_module(&mut parser, &survey, threads)?;
     Ok(parser.into_parts())
 }
 
