@@ -101,7 +101,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             drop(module.take());
             let start = Instant::now();
             match weft_ir::text::parse_with_threads(&source.text, threads) {
-                Ok((m, _)) => module = Some(m),
+                Ok(m) => module = Some(m),
                 Err(d) => {
                     eprint!("{}", d.render(&source.name, &source.text));
                     return ExitCode::FAILURE;

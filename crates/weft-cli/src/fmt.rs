@@ -121,7 +121,7 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     let start = Instant::now();
     let module = match weft_ir::text::parse_with_threads(&source.text, parse_threads(args.threads))
     {
-        Ok((m, _)) => m,
+        Ok(m) => m,
         Err(diagnostic) => {
             eprint!("{}", diagnostic.render(&source.name, &source.text));
             return ExitCode::FAILURE;

@@ -176,7 +176,15 @@ fn every_split_of_a_bad_module_gives_the_sequential_error() {
     for (name, from, to) in cases {
         assert!(BODY.contains(from), "{name}");
         let text = BODY.replacen(from, to, 1);
-        assert!(sequential(&text).starts_with("error"), "{name}: {text}");
+        let expected = sequential(&text);
+        assert!(expected.starts_with("error"), "{name}: {text}");
+        // Parsing without a source map gives the same diagnostic.
+        for threads in [1, 2] {
+            let without_spans = weft_ir::text::parse_with_threads(&text, threads)
+                .err()
+                .map(|d| format!("error: {d:?}"));
+            assert_eq!(without_spans.as_deref(), Some(expected.as_str()), "{name}");
+        }
         check_exhaustively(name, &text);
     }
 }

@@ -204,6 +204,7 @@ pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chun
         return parser.module();
     }
     let src = parser.src;
+    let record_spans = parser.record_spans;
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for &chunk in chunks {
@@ -213,7 +214,7 @@ pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chun
                 .name("weft-parse".to_string())
                 .spawn_scoped(scope, move || {
                     // The main parser may be gone (it failed early): nothing to do then.
-                    let _ = sender.send(parse_chunk(src, chunk, cancel));
+                    let _ = sender.send(parse_chunk(src, chunk, record_spans, cancel));
                 });
             // Without a thread (the system refused one), the main parser simply
             // parses that chunk itself.
@@ -283,10 +284,16 @@ pub(crate) struct Fragment<'s> {
 }
 
 /// A worker: parses the instructions of `chunk` into a fragment.
-fn parse_chunk<'s>(src: &'s str, chunk: Chunk, cancel: &AtomicBool) -> Fragment<'s> {
+fn parse_chunk<'s>(
+    src: &'s str,
+    chunk: Chunk,
+    record_spans: bool,
+    cancel: &AtomicBool,
+) -> Fragment<'s> {
     let stop = chunk.stop as usize;
     let estimated_lines = (stop.min(src.len()) - chunk.start as usize) / 64 + 16;
     let mut p = Parser::with_capacity(src, estimated_lines);
+    p.record_spans = record_spans;
     p.seek(chunk.start as usize);
     p.chunk = Some(Box::default());
     let body = p.m.add_comp("");
@@ -608,7 +615,9 @@ impl<'s> Parser<'s> {
         let added = self.m.add_instr(data);
         debug_assert_eq!(added, instr);
         map.instrs[worker_instr.index()] = Some(instr);
-        self.spans.copy_instr(&fragment.spans, worker_instr, instr);
+        if self.record_spans {
+            self.spans.copy_instr(&fragment.spans, worker_instr, instr);
+        }
         let key = fragment
             .name_keys
             .get(worker_instr.index())

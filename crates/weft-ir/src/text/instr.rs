@@ -531,13 +531,15 @@ impl<'s> Parser<'s> {
         operand_spans: &[Span],
         bag: &Bag<'_>,
     ) -> PResult<()> {
-        self.spans.record_instr(
-            instr,
-            name.map_or(opcode_span, |(_, s)| s),
-            opcode_span,
-            operand_spans,
-            bag.entries.iter().map(|e| e.span),
-        );
+        if self.record_spans {
+            self.spans.record_instr(
+                instr,
+                name.map_or(opcode_span, |(_, s)| s),
+                opcode_span,
+                operand_spans,
+                bag.entries.iter().map(|e| e.span),
+            );
+        }
         if let Some(chunk) = &mut self.chunk {
             chunk.last_name = name.map(|(n, _)| n);
         }

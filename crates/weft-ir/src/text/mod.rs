@@ -31,24 +31,43 @@ pub use source_map::SourceMap;
 use crate::diagnostic::Diagnostic;
 use crate::module::Module;
 
-/// Parses HLO text into a module.
+/// Parses HLO text into a module, using every core the machine has for a large
+/// module.
 pub fn parse(source: &str) -> Result<Module, Diagnostic> {
-    parse_with_source_map(source).map(|(m, _)| m)
+    parse_with_threads(source, all_cores())
 }
 
 /// Parses HLO text into a module and the source positions of its entities,
 /// using every core the machine has for a large module.
 pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    parse_with_threads(source, threads)
+    parse_on(source, all_cores(), true)
 }
 
 /// Parses HLO text on at most `threads` threads (1 parses sequentially). A large
 /// module's biggest computation is split into chunks parsed by worker threads;
-/// the module, source map and diagnostics are the same whatever `threads` is.
-pub fn parse_with_threads(source: &str, threads: usize) -> Result<(Module, SourceMap), Diagnostic> {
+/// the module and any diagnostic are the same whatever `threads` is.
+pub fn parse_with_threads(source: &str, threads: usize) -> Result<Module, Diagnostic> {
+    // No source map is kept, which saves memory and time. A diagnostic may
+    // point at an earlier definition through it, so a failed parse is repeated
+    // with it, to give the diagnostic `parse_with_source_map` gives.
+    match parse_on(source, threads, false) {
+        Ok((module, _)) => Ok(module),
+        Err(_) => parse_on(source, threads, true).map(|(module, _)| module),
+    }
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn parse_on(
+    source: &str,
+    threads: usize,
+    record_spans: bool,
+) -> Result<(Module, SourceMap), Diagnostic> {
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
+    parser.record_spans = record_spans;
     chunked::parse_module(&mut parser, &survey, threads)?;
     Ok(parser.into_parts())
 }

@@ -92,6 +92,10 @@ pub(crate) struct Parser<'s> {
     pub async_instrs: Vec<Instr>,
     /// The other instructions of finished computations that call computations.
     pub callers: Vec<Instr>,
+    /// Whether instruction spans go into the source map. Without them, a
+    /// diagnostic may lack a pointer to an earlier definition, so a parse that
+    /// fails is repeated with them (see [`crate::text::parse_with_threads`]).
+    pub record_spans: bool,
     /// The `{` of the largest computation body and its line count, so that its
     /// name map is made big enough at once.
     pub largest_body: Option<(u32, usize)>,
@@ -139,6 +143,7 @@ impl<'s> Parser<'s> {
             chain_starts: FxHashMap::default(),
             bag_storage: Vec::new(),
             spare_scope_names: Vec::new(),
+            record_spans: true,
             largest_body: None,
             name_keys: Vec::with_capacity(lines),
             async_instrs: Vec::new(),
