@@ -77,6 +77,8 @@ pub(crate) struct LineSurvey {
     /// The `{` opening that body, and how many lines it has.
     pub largest_body_open: usize,
     pub largest_body_lines: usize,
+    /// Every top-level body big enough to split, in text order.
+    pub splittable_bodies: Vec<(usize, usize)>,
 }
 
 /// Counts lines and finds the largest top-level computation body.
@@ -87,6 +89,7 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
         largest_body: None,
         largest_body_open: 0,
         largest_body_lines: 0,
+        splittable_bodies: Vec::new(),
     };
     // The open body: its `{`, its first byte and the line count there.
     let mut open: Option<(usize, usize, usize)> = None;
@@ -95,10 +98,15 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
         let line = &bytes[line_start..line_end];
         match line.first() {
             Some(b'}') => {
-                if let Some((brace, start, lines)) = open.take()
-                    && survey
-                        .largest_body
-                        .is_none_or(|(s, e)| e - s < line_start - start)
+                let Some((brace, start, lines)) = open.take() else {
+                    return;
+                };
+                if line_start - start >= MIN_SPLIT_BODY_BYTES {
+                    survey.splittable_bodies.push((start, line_start));
+                }
+                if survey
+                    .largest_body
+                    .is_none_or(|(s, e)| e - s < line_start - start)
                 {
                     survey.largest_body = Some((start, line_start));
                     survey.largest_body_open = brace;
@@ -130,39 +138,56 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     survey
 }
 
-/// The chunks the workers parse: the tail of the largest body, cut at line starts
-/// so that the main parser (the text before the first chunk, then every merge)
-/// and each worker get about the same number of bytes.
-pub(crate) fn plan_chunks(src: &str, body: (usize, usize), threads: usize) -> Vec<Chunk> {
-    let (body_start, body_end) = body;
-    let body_len = body_end.saturating_sub(body_start);
-    if threads < 2 || body_len < MIN_SPLIT_BODY_BYTES || u32::try_from(src.len()).is_err() {
+/// Merging a worker's instructions costs about this share of parsing them (the
+/// main parser moves each one over, resolves its operands and names it).
+const MERGE_COST: f64 = 0.3;
+
+/// The chunks the workers parse, or none when splitting would not pay.
+///
+/// The main parser reaches the first chunk after reading the text before it, and
+/// merges a chunk only once its worker is done, so a body `[b0, b1)` is cut at
+/// `s = max(b0, b1 / (workers + 1))` into `workers` equal chunks of length `c`:
+/// the parse then takes about `max(s, c)` for the text up to `b1`, plus the
+/// merge, instead of `b1`. The body with the largest saving is split (the
+/// largest body is not always the best: one near the start of the text leaves
+/// the main parser waiting).
+pub(crate) fn plan_chunks(src: &str, bodies: &[(usize, usize)], threads: usize) -> Vec<Chunk> {
+    if threads < 2 || u32::try_from(src.len()).is_err() {
         return Vec::new();
     }
-    let workers = (threads - 1)
-        .min(MAX_WORKERS)
-        .min(body_len / MIN_CHUNK_BYTES);
-    if workers == 0 {
+    let plan = |&(b0, b1): &(usize, usize)| {
+        let workers = (threads - 1)
+            .min(MAX_WORKERS)
+            .min((b1 - b0) / MIN_CHUNK_BYTES)
+            .max(1);
+        let first = b0.max(b1 / (workers + 1));
+        let chunk_len = (b1 - first) / workers;
+        let saving = b1 as f64 - first.max(chunk_len) as f64 - MERGE_COST * (b1 - first) as f64;
+        (saving, first, chunk_len, workers, b1)
+    };
+    let Some((saving, first, chunk_len, workers, body_end)) =
+        bodies.iter().map(plan).max_by(|a, b| a.0.total_cmp(&b.0))
+    else {
+        return Vec::new();
+    };
+    if saving < MIN_CHUNK_BYTES as f64 {
         return Vec::new();
     }
-    // An equal share of the whole text for each thread: the merge can only
-    // start once the worker is done, so the main parser should reach the first
-    // chunk when the workers finish. The main parser keeps at least a tenth of
-    // the body, so a body that is nearly all of the text is split near halves.
-    let share = src.len() / (workers + 1);
-    let chunk_len = share.min(body_len * 9 / (10 * workers)).max(1);
     let bytes = src.as_bytes();
     let line_start_after = |at: usize| -> Option<usize> {
-        let newline = at + memchr::memchr(b'\n', &bytes[at..body_end])?;
+        let newline = at + memchr::memchr(b'\n', bytes.get(at..body_end)?)?;
         let mut first = newline + 1;
         while first < body_end && matches!(bytes[first], b' ' | b'\t') {
             first += 1;
         }
         (first < body_end).then_some(first)
     };
-    let mut starts = Vec::with_capacity(workers);
-    for k in (1..=workers).rev() {
-        let Some(start) = line_start_after(body_end - k * chunk_len) else {
+    let mut starts: Vec<usize> = Vec::with_capacity(workers);
+    for k in 0..workers {
+        // The line after the cut point (the body's first line when the cut is
+        // its first byte, since the cut then follows the header's newline).
+        let at = (first + k * chunk_len).saturating_sub(1);
+        let Some(start) = line_start_after(at) else {
             continue;
         };
         if starts.last().is_none_or(|&last| start > last) {
@@ -180,8 +205,8 @@ pub(crate) fn plan_chunks(src: &str, body: (usize, usize), threads: usize) -> Ve
     chunks
 }
 
-/// Parses the module with the largest body split over up to `threads` threads
-/// when it is big enough; the result is the sequential parse's.
+/// Parses the module with one body split over up to `threads` threads when that
+/// pays; the result is the sequential parse's.
 pub(crate) fn parse_module<'s>(
     parser: &mut Parser<'s>,
     survey: &LineSurvey,
@@ -190,10 +215,7 @@ pub(crate) fn parse_module<'s>(
     if survey.largest_body.is_some() {
         parser.largest_body = Some((survey.largest_body_open as u32, survey.largest_body_lines));
     }
-    let chunks = match survey.largest_body {
-        Some(body) => plan_chunks(parser.src, body, threads),
-        None => Vec::new(),
-    };
+    let chunks = plan_chunks(parser.src, &survey.splittable_bodies, threads);
     parse_module_in_chunks(parser, &chunks)
 }
 
@@ -740,9 +762,9 @@ mod tests {
         let text = module(20_000);
         let body = survey_lines(&text).largest_body.expect("a body");
         assert!(body.1 - body.0 >= MIN_SPLIT_BODY_BYTES);
-        assert!(plan_chunks(&text, body, 1).is_empty());
+        assert!(plan_chunks(&text, &[body], 1).is_empty());
         for threads in [2, 4] {
-            let chunks = plan_chunks(&text, body, threads);
+            let chunks = plan_chunks(&text, &[body], threads);
             assert_eq!(chunks.len(), threads - 1);
             for (k, chunk) in chunks.iter().enumerate() {
                 let start = chunk.start as usize;
@@ -761,8 +783,20 @@ mod tests {
             let share = text.len() / threads;
             assert!(first.abs_diff(share) < share / 10, "{first} vs {share}");
         }
+        // A body after a long text is cut at its first line: the main parser
+        // reaches it only after reading that text, so the worker gets it all.
+        let tail =
+            "%small2 (a: f32[]) -> f32[] {\n  ROOT %a = f32[] parameter(0)\n}\n\n".repeat(20_000);
+        let late = module(20_000).replacen("ENTRY", &format!("{tail}ENTRY"), 1);
+        let late_body = *survey_lines(&late)
+            .splittable_bodies
+            .last()
+            .expect("a body");
+        assert!(late_body.1 / 2 < late_body.0);
+        let chunks = plan_chunks(&late, &[late_body], 2);
+        assert_eq!(chunks[0].start as usize, late_body.0 + 2);
         let small = module(10);
         let small_body = survey_lines(&small).largest_body.expect("a body");
-        assert!(plan_chunks(&small, small_body, 8).is_empty());
+        assert!(plan_chunks(&small, &[small_body], 8).is_empty());
     }
 }
