@@ -319,8 +319,8 @@ fn parse_chunk<'s>(
     p.seek(chunk.start as usize);
     p.chunk = Some(Box::default());
     let body = p.m.add_comp("");
-    let mut names = FxHashMap::default();
-    names.reserve(estimated_lines);
+    let mut names = crate::text::parser::ScopeNames::default();
+    names.reserve(estimated_lines, &p.m.instrs);
     p.scopes.push(Scope {
         comp: body,
         names,
@@ -580,17 +580,13 @@ impl<'s> Parser<'s> {
         if is_root && scope.root.is_some() {
             return None;
         }
-        let instr = self.m.instrs.next_key();
-        if let Some(name) = item.name {
-            match scope.names.entry(name) {
-                std::collections::hash_map::Entry::Occupied(_) => return None,
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(instr);
-                }
-            }
+        if let Some(name) = item.name
+            && scope.names.get(&self.m.instrs, name).is_some()
+        {
+            return None;
         }
         if is_root {
-            scope.root = Some(instr);
+            scope.root = Some(self.m.instrs.next_key());
         }
         // Everything fits: move the instruction over.
         let comp = scope.comp;
@@ -634,8 +630,12 @@ impl<'s> Parser<'s> {
             }
             _ => {}
         }
-        let added = self.m.add_instr(data);
-        debug_assert_eq!(added, instr);
+        let instr = self.m.add_instr(data);
+        if let Some(name) = item.name {
+            let scope = self.scopes.last_mut().expect("checked above");
+            // Vacant: checked above.
+            let _ = scope.names.insert(&self.m.instrs, name, instr);
+        }
         map.instrs[worker_instr.index()] = Some(instr);
         if self.record_spans {
             self.spans.copy_instr(&fragment.spans, worker_instr, instr);

@@ -545,14 +545,8 @@ impl<'s> Parser<'s> {
         }
         self.note_name_key(instr);
         if let Some((n, span)) = name {
-            let previous = match self.scope().names.entry(n) {
-                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(instr);
-                    None
-                }
-            };
-            if let Some(previous) = previous {
+            let scope = self.scopes.last_mut().expect("inside a computation");
+            if let Err(previous) = scope.names.insert(&self.m.instrs, n, instr) {
                 let previous_span = self.spans.instr(previous);
                 let mut d = self
                     .error_at(span, format!("instruction already exists: {n}"))

@@ -417,7 +417,7 @@ impl<'s> Parser<'s> {
         if let Some((largest_open, lines)) = self.largest_body
             && largest_open == open.start
         {
-            names.reserve(lines);
+            names.reserve(lines, &self.m.instrs);
         }
         self.scopes.push(Scope {
             comp,

@@ -20,10 +20,14 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::diagnostic::{Diagnostic, Span};
-use crate::module::{Comp, Instr, Module};
+use crate::entity::{EntityRef, EntityVec};
+use crate::module::{Comp, Instr, InstrData, Module};
 use crate::names::NameUniquer;
 use crate::shape::Shape;
 use crate::text::lexer::{Lexer, Tok, Token};
@@ -33,15 +37,83 @@ use crate::text::source_map::SourceMap;
 pub(crate) type PResult<T> = Result<T, Diagnostic>;
 
 /// Names declared in one computation being parsed.
-pub(crate) struct Scope<'s> {
+pub(crate) struct Scope {
     pub comp: Comp,
     /// Source name (without `%`) → instruction.
-    pub names: FxHashMap<&'s str, Instr>,
+    pub names: ScopeNames,
     /// Names of instructions created by the parser itself (nested instructions,
     /// compact get-tuple-elements), which have no source text to borrow.
     pub synthetic: FxHashMap<String, Instr>,
     /// The instruction marked `ROOT`, if any.
     pub root: Option<Instr>,
+}
+
+/// The written names of a computation's instructions, keyed by the name each
+/// instruction carries (while its computation is parsed, an instruction's name
+/// is the one written; names are made unique only once the computation is
+/// finished). Only 4-byte instruction indices are stored, not the names: the
+/// table of a body of a million instructions then stays small enough for the
+/// caches, and every instruction and operand goes through it.
+#[derive(Default)]
+pub(crate) struct ScopeNames {
+    table: HashTable<u32>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    name.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl ScopeNames {
+    /// The instruction named `name`.
+    pub fn get(&self, instrs: &EntityVec<Instr, InstrData>, name: &str) -> Option<Instr> {
+        self.table
+            .find(name_hash(name), |&i| {
+                instrs[Instr::new(i as usize)].name == name
+            })
+            .map(|&i| Instr::new(i as usize))
+    }
+
+    /// Records `instr`, which is named `name`, unless an instruction of that
+    /// name is recorded already: then returns that one.
+    pub fn insert(
+        &mut self,
+        instrs: &EntityVec<Instr, InstrData>,
+        name: &str,
+        instr: Instr,
+    ) -> Result<(), Instr> {
+        match self.table.entry(
+            name_hash(name),
+            |&i| instrs[Instr::new(i as usize)].name == name,
+            |&i| name_hash(&instrs[Instr::new(i as usize)].name),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(holder) => {
+                Err(Instr::new(*holder.get() as usize))
+            }
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(instr.index() as u32);
+                Ok(())
+            }
+        }
+    }
+
+    /// Makes room for `additional` more names.
+    pub fn reserve(&mut self, additional: usize, instrs: &EntityVec<Instr, InstrData>) {
+        self.table.reserve(additional, |&i| {
+            name_hash(&instrs[Instr::new(i as usize)].name)
+        });
+    }
+
+    /// How many names fit without growing.
+    pub fn capacity(&self) -> usize {
+        self.table.capacity()
+    }
+
+    /// Forgets every name, keeping the room.
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
 }
 
 /// The parser state.
@@ -52,7 +124,7 @@ pub(crate) struct Parser<'s> {
     pub tok: Token,
     /// The module being built.
     pub m: Module,
-    pub scopes: Vec<Scope<'s>>,
+    pub scopes: Vec<Scope>,
     /// Computation names as written → handle.
     pub comp_names: FxHashMap<String, Comp>,
     pub instr_names: crate::names::InstrNameTable,
@@ -84,7 +156,7 @@ pub(crate) struct Parser<'s> {
     /// Storage reused by the attribute bag of each instruction.
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
     /// Emptied name maps of finished computations, reused by the next ones.
-    pub spare_scope_names: Vec<FxHashMap<&'s str, Instr>>,
+    pub spare_scope_names: Vec<ScopeNames>,
     /// Per instruction (by index), the table key of its written name, computed
     /// while the name is parsed; `None` where registration needs the name.
     pub name_keys: Vec<Option<crate::names::NameKey>>,
@@ -466,7 +538,7 @@ impl<'s> Parser<'s> {
     // ----- names and scopes -----
 
     /// The innermost computation being parsed.
-    pub fn scope(&mut self) -> &mut Scope<'s> {
+    pub fn scope(&mut self) -> &mut Scope {
         self.scopes.last_mut().expect("inside a computation")
     }
 
@@ -475,9 +547,8 @@ impl<'s> Parser<'s> {
         let scope = self.scopes.last()?;
         scope
             .names
-            .get(name)
-            .or_else(|| scope.synthetic.get(name))
-            .copied()
+            .get(&self.m.instrs, name)
+            .or_else(|| scope.synthetic.get(name).copied())
     }
 
     /// Runs `parse` one nesting level deeper. Shapes, operands, shardings,
