@@ -580,13 +580,15 @@ impl<'s> Parser<'s> {
         if is_root && scope.root.is_some() {
             return None;
         }
+        let instr = self.m.instrs.next_key();
+        // The last check: once the name is recorded, the instruction is added.
         if let Some(name) = item.name
-            && scope.names.get(&self.m.instrs, name).is_some()
+            && scope.names.insert(&self.m.instrs, name, instr).is_err()
         {
             return None;
         }
         if is_root {
-            scope.root = Some(self.m.instrs.next_key());
+            scope.root = Some(instr);
         }
         // Everything fits: move the instruction over.
         let comp = scope.comp;
@@ -630,12 +632,8 @@ impl<'s> Parser<'s> {
             }
             _ => {}
         }
-        let instr = self.m.add_instr(data);
-        if let Some(name) = item.name {
-            let scope = self.scopes.last_mut().expect("checked above");
-            // Vacant: checked above.
-            let _ = scope.names.insert(&self.m.instrs, name, instr);
-        }
+        let added = self.m.add_instr(data);
+        debug_assert_eq!(added, instr);
         map.instrs[worker_instr.index()] = Some(instr);
         if self.record_spans {
             self.spans.copy_instr(&fragment.spans, worker_instr, instr);
