@@ -231,12 +231,16 @@ pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chun
     std::thread::scope(|scope| {
         for &chunk in chunks {
             let (sender, receiver) = mpsc::channel();
+            let (give_back, given_back) = mpsc::channel::<Fragment<'_>>();
             let cancel = &cancel;
             let worker = std::thread::Builder::new()
                 .name("weft-parse".to_string())
                 .spawn_scoped(scope, move || {
                     // The main parser may be gone (it failed early): nothing to do then.
                     let _ = sender.send(parse_chunk(src, chunk, record_spans, cancel));
+                    // Frees the merged fragment; ends when the main parser drops
+                    // its end of the channel without giving it back.
+                    drop(given_back.recv());
                 });
             // Without a thread (the system refused one), the main parser simply
             // parses that chunk itself.
@@ -244,6 +248,7 @@ pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chun
                 parser.fragments.push_back(PendingFragment {
                     start: chunk.start,
                     receiver,
+                    give_back,
                 });
             }
         }
@@ -260,6 +265,9 @@ pub(crate) struct PendingFragment<'s> {
     /// The first byte of the worker's chunk.
     pub start: u32,
     receiver: mpsc::Receiver<Fragment<'s>>,
+    /// Takes the fragment back to its worker once merged, to be freed there
+    /// rather than on the main parser's time.
+    give_back: mpsc::Sender<Fragment<'s>>,
 }
 
 /// What a worker knows that the main parser must settle: see the module docs.
@@ -554,6 +562,10 @@ impl<'s> Parser<'s> {
             }
         }
         self.seek(resume as usize);
+        // Its worker frees what is left of it (if the worker is gone, it is
+        // freed here).
+        fragment.items = items;
+        let _ = pending.give_back.send(fragment);
         Ok(())
     }
 
