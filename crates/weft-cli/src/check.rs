@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use weft_ir::diagnostic::Diagnostic;
+use weft_ir::json::string_literal;
 use weft_ir::verify::VerifyOptions;
 
 use crate::input;
@@ -49,8 +50,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                     Format::Human => eprintln!("error: {e}"),
                     Format::Json => say!(
                         "{{\"file\":{},\"rule\":\"io\",\"message\":{}}}",
-                        json_string(&path.display().to_string()),
-                        json_string(&e)
+                        string_literal(&path.display().to_string()),
+                        string_literal(&e)
                     ),
                 }
                 continue;
@@ -82,7 +83,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
             Format::Json => say!(
                 "{{\"file\":{},\"summary\":true,\"errors\":{},\"{unit}\":{count}}}",
-                json_string(&source.name),
+                string_literal(&source.name),
                 errors.len()
             ),
         }
@@ -155,44 +156,15 @@ fn json_error(file: &str, text: &str, error: &Reported) -> String {
     let at = error.diagnostic.line_col(text);
     let mut out = format!(
         "{{\"file\":{},\"line\":{},\"col\":{},\"rule\":{},\"message\":{}",
-        json_string(file),
+        string_literal(file),
         at.line,
         at.col,
-        json_string(error.rule),
-        json_string(&error.diagnostic.message)
+        string_literal(error.rule),
+        string_literal(&error.diagnostic.message)
     );
     if let Some(hint) = &error.diagnostic.hint {
-        out.push_str(&format!(",\"hint\":{}", json_string(hint)));
+        out.push_str(&format!(",\"hint\":{}", string_literal(hint)));
     }
     out.push('}');
     out
-}
-
-/// `s` as a JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_strings_escape_quotes_and_controls() {
-        assert_eq!(json_string("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\u0001""#);
-    }
 }

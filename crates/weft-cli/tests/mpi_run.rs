@@ -9,6 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
+use common::Scratch;
 use weft_ir::ElementType;
 use weft_runtime::Tensor;
 use weft_runtime::random::SplitMix64;
@@ -41,28 +44,6 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   ROOT %summed = f32[4] all-reduce(f32[4] %y), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
 }
 "#;
-
-/// A fresh directory for one test, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("weft-mpi-run-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a scratch directory");
-        Scratch(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The launcher's extra flags, or `None` (and a note) when there is no
 /// `mpirun`.
@@ -152,7 +133,7 @@ fn same_outputs_as_one_process(test: &str, program: &Path, inputs: &[&str], rank
         eprintln!("skipped: no mpirun");
         return;
     };
-    let dir = Scratch::new(test);
+    let dir = Scratch::new("mpi-run", test);
     let run_arguments = |out: &Path| -> Vec<String> {
         let mut arguments = vec![
             program.display().to_string(),
@@ -214,7 +195,7 @@ fn collective_matmul_is_identical_on_ranks() {
 
 #[test]
 fn stablehlo_with_global_inputs_is_identical_on_ranks() {
-    let dir = Scratch::new("global-inputs");
+    let dir = Scratch::new("mpi-run", "global-inputs");
     let mut random = SplitMix64::new(7);
     let x: Tensor = weft_runtime::random::tensor(&mut random, ElementType::F32, &[1024, 512]);
     let w: Tensor = weft_runtime::random::tensor(&mut random, ElementType::F32, &[512, 2048]);
@@ -236,7 +217,7 @@ fn a_failing_device_fails_every_rank_and_is_reported_once() {
         eprintln!("skipped: no mpirun");
         return;
     };
-    let dir = Scratch::new("fault");
+    let dir = Scratch::new("mpi-run", "fault");
     let program = dir.join("fault.hlo");
     std::fs::write(&program, FAULT).expect("writes the program");
     let output = mpirun(

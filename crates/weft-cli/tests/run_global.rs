@@ -5,9 +5,12 @@
 //! input of the wrong shape is an error naming the file, the parameter, both
 //! shapes and the per-device alternative.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
+use common::Scratch;
 use weft_ir::ElementType;
 use weft_runtime::Tensor;
 
@@ -43,29 +46,6 @@ const SHARDED_MLIR: &str = r#"module @sharded attributes {mhlo.num_partitions = 
   }
 }
 "#;
-
-/// A fresh directory for one test, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("weft-run-global-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a scratch directory");
-        Scratch(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// An s32 array of `dims` whose element at row-major position `i` is `f(i)`.
 fn array(dims: &[i64], f: impl Fn(i32) -> i32) -> Tensor {
@@ -125,7 +105,7 @@ fn path_str(path: &Path) -> &str {
 
 #[test]
 fn global_inputs_are_tiled_by_the_parameter_shardings_and_outputs_reassembled() {
-    let dir = Scratch::new("transposed");
+    let dir = Scratch::new("run-global", "transposed");
     let program = dir.join("transposed_tiles.hlo");
     std::fs::write(&program, TRANSPOSED_TILES).expect("writes the program");
     let (x, y) = (array(&[4, 8], |i| 100 * i), array(&[4, 6], |i| i + 1));
@@ -156,7 +136,7 @@ fn global_inputs_are_tiled_by_the_parameter_shardings_and_outputs_reassembled() 
 
 #[test]
 fn sharded_stablehlo_runs_from_global_inputs() {
-    let dir = Scratch::new("mlir");
+    let dir = Scratch::new("run-global", "mlir");
     let program = dir.join("sharded.mlir");
     std::fs::write(&program, SHARDED_MLIR).expect("writes the program");
     let (x, y) = (array(&[8, 4], |i| i), array(&[4, 6], |i| i - 7));
@@ -178,7 +158,7 @@ fn sharded_stablehlo_runs_from_global_inputs() {
 
 #[test]
 fn per_device_inputs_give_per_device_outputs() {
-    let dir = Scratch::new("shards");
+    let dir = Scratch::new("run-global", "shards");
     let program = dir.join("transposed_tiles.hlo");
     std::fs::write(&program, TRANSPOSED_TILES).expect("writes the program");
     let (x_file, y_file, out) = (
@@ -199,7 +179,7 @@ fn per_device_inputs_give_per_device_outputs() {
 
 #[test]
 fn a_global_input_of_the_wrong_shape_is_an_error_with_a_hint() {
-    let dir = Scratch::new("wrong_shape");
+    let dir = Scratch::new("run-global", "wrong_shape");
     let program = dir.join("transposed_tiles.hlo");
     std::fs::write(&program, TRANSPOSED_TILES).expect("writes the program");
     // The per-device shape, not the global one.
@@ -228,7 +208,7 @@ fn a_global_input_of_the_wrong_shape_is_an_error_with_a_hint() {
 
 #[test]
 fn outputs_without_a_recorded_sharding_are_written_per_device() {
-    let dir = Scratch::new("no_result_sharding");
+    let dir = Scratch::new("run-global", "no_result_sharding");
     let program = dir.join("no_result_sharding.hlo");
     std::fs::write(
         &program,

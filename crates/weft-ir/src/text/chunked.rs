@@ -194,15 +194,20 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[(usize, usize)], threads: usize) 
             starts.push(start);
         }
     }
-    let mut chunks = Vec::with_capacity(starts.len());
-    for (k, &start) in starts.iter().enumerate() {
-        let stop = starts.get(k + 1).map_or(u32::MAX, |&next| next as u32);
-        chunks.push(Chunk {
+    chunks_starting_at(&starts)
+}
+
+/// One chunk from each of `starts` (increasing) up to the next one; the last
+/// runs to the end of its body.
+pub(crate) fn chunks_starting_at(starts: &[usize]) -> Vec<Chunk> {
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &start)| Chunk {
             start: start as u32,
-            stop,
-        });
-    }
-    chunks
+            stop: starts.get(k + 1).map_or(u32::MAX, |&next| next as u32),
+        })
+        .collect()
 }
 
 /// Parses the module with one body split over up to `threads` threads when that
@@ -655,11 +660,7 @@ impl<'s> Parser<'s> {
             .get(worker_instr.index())
             .copied()
             .flatten();
-        let index = instr.index();
-        if self.name_keys.len() <= index {
-            self.name_keys.resize(index + 1, None);
-        }
-        self.name_keys[index] = key;
+        self.set_name_key(instr, key);
         Some(())
     }
 

@@ -543,7 +543,8 @@ impl<'s> Parser<'s> {
         if let Some(chunk) = &mut self.chunk {
             chunk.last_name = name.map(|(n, _)| n);
         }
-        self.note_name_key(instr);
+        let key = crate::names::NameKey::of(&self.m.instrs[instr].name);
+        self.set_name_key(instr, key);
         if let Some((n, span)) = name {
             let scope = self.scopes.last_mut().expect("inside a computation");
             if let Err(previous) = scope.names.insert(&self.m.instrs, n, instr) {
@@ -567,13 +568,14 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// Computes the name key of `instr` now, while its name is in cache.
-    pub(crate) fn note_name_key(&mut self, instr: Instr) {
+    /// Records `instr`'s name key, computed where its name was parsed (while
+    /// the name is in cache).
+    pub(crate) fn set_name_key(&mut self, instr: Instr, key: Option<crate::names::NameKey>) {
         let index = instr.index();
         if self.name_keys.len() <= index {
             self.name_keys.resize(index + 1, None);
         }
-        self.name_keys[index] = crate::names::NameKey::of(&self.m.instrs[instr].name);
+        self.name_keys[index] = key;
     }
 
     /// XLA's `NormalizeTupleSharding`: a non-tuple sharding on a tuple-shaped

@@ -81,21 +81,16 @@ pub fn parse_split_at(
     source: &str,
     chunk_starts: &[usize],
 ) -> Result<(Module, SourceMap), Diagnostic> {
-    let mut starts: Vec<u32> = chunk_starts
+    let mut starts: Vec<usize> = chunk_starts
         .iter()
-        .filter_map(|&start| u32::try_from(start).ok())
-        .filter(|&start| (start as usize) < source.len() && source.is_char_boundary(start as usize))
+        .copied()
+        .filter(|&start| {
+            start < source.len() && u32::try_from(start).is_ok() && source.is_char_boundary(start)
+        })
         .collect();
     starts.sort_unstable();
     starts.dedup();
-    let chunks: Vec<chunked::Chunk> = starts
-        .iter()
-        .enumerate()
-        .map(|(k, &start)| chunked::Chunk {
-            start,
-            stop: starts.get(k + 1).copied().unwrap_or(u32::MAX),
-        })
-        .collect();
+    let chunks = chunked::chunks_starting_at(&starts);
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
     chunked::parse_module_in_chunks(&mut parser, &chunks)?;

@@ -130,7 +130,7 @@ pub fn chrome_trace(devices: &[DeviceTimeline]) -> String {
             push(
                 format!(
                     "{{\"ph\":\"X\",\"pid\":{device},\"tid\":{tid},\"name\":{},\"ts\":{:.3},\"dur\":{:.3}}}",
-                    json_string(&event.name),
+                    weft_ir::json::string_literal(&event.name),
                     event.start,
                     event.duration
                 ),
@@ -139,21 +139,6 @@ pub fn chrome_trace(devices: &[DeviceTimeline]) -> String {
         }
     }
     out.push_str("\n]}\n");
-    out
-}
-
-fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
     out
 }
 

@@ -471,6 +471,37 @@ impl<'b> Lowering<'b> {
         })
     }
 
+    /// Adds a side-effecting `custom-call` to `target` (the interpreter's check
+    /// and probe ops, `run_parallel`), with `backend_config` as its options.
+    pub(crate) fn emit_side_effect_call(
+        &mut self,
+        comp: Comp,
+        wanted: &str,
+        target: &str,
+        shape: Shape,
+        operands: Vec<Instr>,
+        backend_config: Option<String>,
+    ) -> Instr {
+        let attrs = weft_ir::attrs::CustomCallAttrs {
+            target: target.to_string(),
+            has_side_effect: true,
+            ..Default::default()
+        };
+        let instr = self.emit(
+            comp,
+            wanted,
+            Opcode::CustomCall,
+            shape,
+            operands,
+            Attrs::CustomCall(Box::new(attrs)),
+        );
+        if let Some(config) = backend_config {
+            self.module.instrs[instr].common_mut().backend_config =
+                Some(weft_ir::attrs::BackendConfig(config));
+        }
+        instr
+    }
+
     /// The name for `op`'s instruction: its location's name when it has one
     /// (as XLA's translation does), else `fallback`.
     pub(crate) fn name_for(&self, op: Op, fallback: &str) -> String {

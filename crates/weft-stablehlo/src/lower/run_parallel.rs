@@ -20,8 +20,7 @@
 //! programs verify against the devices they run on; the driver itself, the
 //! entry, is meant to run on one device.
 
-use weft_ir::attrs::{Attrs, BackendConfig, CustomCallAttrs};
-use weft_ir::{Comp, Opcode};
+use weft_ir::Comp;
 
 use super::{LowerResult, Lowering};
 use crate::ir::{Attribute, Op};
@@ -79,27 +78,20 @@ impl Lowering<'_> {
         }
         let shape = self.result_shape(op)?;
         let name = self.name_for(op, "run_parallel");
-        let attrs = CustomCallAttrs {
-            target: RUN_PARALLEL_TARGET.to_string(),
-            has_side_effect: true,
-            ..CustomCallAttrs::default()
-        };
-        let instr = self.emit(
-            comp,
-            &name,
-            Opcode::CustomCall,
-            shape,
-            operands,
-            Attrs::CustomCall(Box::new(attrs)),
-        );
         let counts: Vec<String> = result_counts.iter().map(usize::to_string).collect();
         let config = format!(
             "{{\"replicas\": {replicas}, \"partitions\": {partitions}, \"program_results\": [{}]}}",
             counts.join(", ")
         );
-        let data = &mut self.module.instrs[instr];
-        data.callees = callees;
-        data.common_mut().backend_config = Some(BackendConfig(config));
+        let instr = self.emit_side_effect_call(
+            comp,
+            &name,
+            RUN_PARALLEL_TARGET,
+            shape,
+            operands,
+            Some(config),
+        );
+        self.module.instrs[instr].callees = callees;
         self.bind_results(comp, op, instr);
         Ok(())
     }

@@ -11,7 +11,7 @@
 //! `interpreter.run_parallel` runs several functions on a process grid; it
 //! becomes a custom-call naming them ([`super::run_parallel`]).
 
-use weft_ir::attrs::{Attrs, BackendConfig, CustomCallAttrs};
+use weft_ir::attrs::Attrs;
 use weft_ir::{Comp, Opcode};
 
 use super::{LowerResult, Lowering};
@@ -61,22 +61,7 @@ impl Lowering<'_> {
         } else {
             self.module.shapes.empty_tuple()
         };
-        let attrs = CustomCallAttrs {
-            target: target.to_string(),
-            has_side_effect: true,
-            ..CustomCallAttrs::default()
-        };
-        let instr = self.emit(
-            comp,
-            &name,
-            Opcode::CustomCall,
-            shape,
-            operands,
-            Attrs::CustomCall(Box::new(attrs)),
-        );
-        if let Some(config) = config {
-            self.module.instrs[instr].common_mut().backend_config = Some(BackendConfig(config));
-        }
+        let instr = self.emit_side_effect_call(comp, &name, target, shape, operands, config);
         if kind == OpKind::InterpreterProbe {
             self.bind_results(comp, op, instr);
         }
