@@ -2,12 +2,14 @@
 //!
 //! Real modules keep nearly all of their instructions in one computation (the
 //! entry of a training step runs to hundreds of thousands of lines), so the parser
-//! splits the largest body into chunks at line starts. Every chunk but the first
-//! is parsed by a worker thread while the main parser reads the text before it. A
-//! worker runs the ordinary parser over its chunk into a private module, a
-//! [`Fragment`]; when the main parser's instruction loop reaches a chunk's first
-//! byte exactly, it merges the fragment instruction by instruction instead of
-//! parsing those lines again.
+//! splits the largest body into chunks at line starts. The main parser reads the
+//! text up to the first chunk while worker threads parse the chunks: each worker
+//! takes a run of consecutive chunks, one after another, and runs the ordinary
+//! parser over each into a private module, a [`Fragment`], which it hands over as
+//! soon as it is done. When the main parser's instruction loop reaches a chunk's
+//! first byte exactly, it merges the fragment instruction by instruction instead
+//! of parsing those lines again; so the main parser merges one chunk while the
+//! worker parses the next, and waits at the end only for the last, small one.
 //!
 //! Invariants:
 //! - the module, the source map and every diagnostic are exactly those of the
@@ -55,6 +57,12 @@ const MIN_SPLIT_BODY_BYTES: usize = 256 << 10;
 /// The smallest chunk a worker is given.
 const MIN_CHUNK_BYTES: usize = 128 << 10;
 
+/// How many chunks a worker's share of the body is cut into: the main parser
+/// merges one while the worker parses the next, so it waits at the end only for
+/// the merge of the last. More chunks leave less to wait for but cost more
+/// lookups of names defined in an earlier chunk.
+const CHUNKS_PER_WORKER: usize = 16;
+
 /// The most worker threads one parse starts.
 const MAX_WORKERS: usize = 7;
 
@@ -67,28 +75,36 @@ pub(crate) struct Chunk {
     pub stop: u32,
 }
 
+/// A computation body written at the start of a line (`name … {` at column 0
+/// up to `}` at column 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Body {
+    /// The `{` opening it.
+    pub open: usize,
+    /// Its first byte (after the header's newline) and the `}` closing it.
+    pub start: usize,
+    pub end: usize,
+    /// How many lines come before its first line, and how many it has.
+    pub lines_before: usize,
+    pub lines: usize,
+}
+
 /// What the lines of a text look like, from one pass over its bytes.
 pub(crate) struct LineSurvey {
     /// The number of `\n` bytes.
     pub newlines: usize,
-    /// The largest body of a computation written at the start of a line (`name
-    /// … {` at column 0 up to `}` at column 0): its first and last byte.
-    pub largest_body: Option<(usize, usize)>,
-    /// The `{` opening that body, and how many lines it has.
-    pub largest_body_open: usize,
-    pub largest_body_lines: usize,
+    /// The largest top-level body.
+    pub largest_body: Option<Body>,
     /// Every top-level body big enough to split, in text order.
-    pub splittable_bodies: Vec<(usize, usize)>,
+    pub splittable_bodies: Vec<Body>,
 }
 
-/// Counts lines and finds the largest top-level computation body.
+/// Counts lines and finds the top-level computation bodies worth splitting.
 pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let bytes = src.as_bytes();
     let mut survey = LineSurvey {
         newlines: 0,
         largest_body: None,
-        largest_body_open: 0,
-        largest_body_lines: 0,
         splittable_bodies: Vec::new(),
     };
     // The open body: its `{`, its first byte and the line count there.
@@ -98,20 +114,24 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
         let line = &bytes[line_start..line_end];
         match line.first() {
             Some(b'}') => {
-                let Some((brace, start, lines)) = open.take() else {
+                let Some((brace, start, header_line)) = open.take() else {
                     return;
                 };
-                if line_start - start >= MIN_SPLIT_BODY_BYTES {
-                    survey.splittable_bodies.push((start, line_start));
+                let body = Body {
+                    open: brace,
+                    start,
+                    end: line_start,
+                    lines_before: header_line + 1,
+                    lines: survey.newlines - header_line - 1,
+                };
+                if body.end - body.start >= MIN_SPLIT_BODY_BYTES {
+                    survey.splittable_bodies.push(body);
                 }
                 if survey
                     .largest_body
-                    .is_none_or(|(s, e)| e - s < line_start - start)
+                    .is_none_or(|largest| largest.end - largest.start < body.end - body.start)
                 {
-                    survey.largest_body = Some((start, line_start));
-                    survey.largest_body_open = brace;
-                    // The header's own line is not the body's.
-                    survey.largest_body_lines = survey.newlines - lines - 1;
+                    survey.largest_body = Some(body);
                 }
             }
             Some(b' ' | b'\t' | b'\r') | None => {}
@@ -140,32 +160,51 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
 
 /// Merging a worker's instructions costs about this share of parsing them (the
 /// main parser moves each one over, resolves its operands and names it).
-const MERGE_COST: f64 = 0.3;
+const MERGE_COST: f64 = 0.35;
 
-/// The chunks the workers parse, or none when splitting would not pay.
+/// Parsing a line costs about as much as parsing this many more of its bytes
+/// (measured on the generated million-line module: about 1.15 µs a line and
+/// 6 ns a byte). Lines of small computations are short, so text full of them
+/// takes longer per byte than the long lines of a big body.
+const LINE_COST_IN_BYTES: f64 = 180.0;
+
+/// The chunks each worker parses, in text order, or none when splitting would
+/// not pay.
 ///
-/// The main parser reaches the first chunk after reading the text before it, and
-/// merges a chunk only once its worker is done, so a body `[b0, b1)` is cut at
-/// `s = max(b0, b1 / (workers + 1))` into `workers` equal chunks of length `c`:
-/// the parse then takes about `max(s, c)` for the text up to `b1`, plus the
-/// merge, instead of `b1`. The body with the largest saving is split (the
-/// largest body is not always the best: one near the start of the text leaves
-/// the main parser waiting).
-pub(crate) fn plan_chunks(src: &str, bodies: &[(usize, usize)], threads: usize) -> Vec<Chunk> {
+/// The cost of the text up to a body's end `C` counts its bytes and lines (see
+/// [`LINE_COST_IN_BYTES`]; lines are taken as evenly spread over the body). The
+/// main parser reads the text up to the first chunk, of cost `c`, then merges
+/// the rest at `MERGE_COST` of its cost, while `w` workers each parse a share
+/// `(C - c) / w`. The parse ends at about `max(c + MERGE_COST·(C - c), (C - c) /
+/// w)`, least when the two are equal: `c / C = (1/w - MERGE_COST) / (1 -
+/// MERGE_COST + 1/w)` (the first chunk starting no earlier than the body). The
+/// body with the largest saving is split (the largest body is not always the
+/// best: one near the start of the text leaves the main parser waiting).
+pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec<Chunk>> {
     if threads < 2 || u32::try_from(src.len()).is_err() {
         return Vec::new();
     }
-    let plan = |&(b0, b1): &(usize, usize)| {
+    let plan = |body: &Body| {
         let workers = (threads - 1)
             .min(MAX_WORKERS)
-            .min((b1 - b0) / MIN_CHUNK_BYTES)
+            .min((body.end - body.start) / MIN_CHUNK_BYTES)
             .max(1);
-        let first = b0.max(b1 / (workers + 1));
-        let chunk_len = (b1 - first) / workers;
-        let saving = b1 as f64 - first.max(chunk_len) as f64 - MERGE_COST * (b1 - first) as f64;
-        (saving, first, chunk_len, workers, b1)
+        // The cost of the text up to the body, and of each byte of the body.
+        let cost_before = body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
+        let cost_per_byte =
+            1.0 + LINE_COST_IN_BYTES * body.lines as f64 / (body.end - body.start) as f64;
+        let total = cost_before + cost_per_byte * (body.end - body.start) as f64;
+        let per_worker = 1.0 / workers as f64;
+        let main_share = ((per_worker - MERGE_COST) / (1.0 - MERGE_COST + per_worker)).max(0.0);
+        let into_body = ((total * main_share - cost_before) / cost_per_byte).max(0.0);
+        let first = (body.start + into_body as usize).min(body.end);
+        let main_cost = cost_before + cost_per_byte * (first - body.start) as f64;
+        let worker_cost = (total - main_cost) * per_worker;
+        let end = (main_cost + MERGE_COST * (total - main_cost)).max(worker_cost);
+        let saving = total - end;
+        (saving, first, (body.end - first) / workers, workers, body.end)
     };
-    let Some((saving, first, chunk_len, workers, body_end)) =
+    let Some((saving, first, share, workers, body_end)) =
         bodies.iter().map(plan).max_by(|a, b| a.0.total_cmp(&b.0))
     else {
         return Vec::new();
@@ -173,6 +212,8 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[(usize, usize)], threads: usize) 
     if saving < MIN_CHUNK_BYTES as f64 {
         return Vec::new();
     }
+    let chunks_per_worker = (share / MIN_CHUNK_BYTES).clamp(1, CHUNKS_PER_WORKER);
+    let chunk_len = share / chunks_per_worker;
     let bytes = src.as_bytes();
     let line_start_after = |at: usize| -> Option<usize> {
         let newline = at + memchr::memchr(b'\n', bytes.get(at..body_end)?)?;
@@ -182,32 +223,41 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[(usize, usize)], threads: usize) 
         }
         (first < body_end).then_some(first)
     };
-    let mut starts: Vec<usize> = Vec::with_capacity(workers);
-    for k in 0..workers {
-        // The line after the cut point (the body's first line when the cut is
-        // its first byte, since the cut then follows the header's newline).
-        let at = (first + k * chunk_len).saturating_sub(1);
-        let Some(start) = line_start_after(at) else {
-            continue;
-        };
-        if starts.last().is_none_or(|&last| start > last) {
-            starts.push(start);
+    // (worker, first byte of the chunk), in text order.
+    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(workers * chunks_per_worker);
+    for worker in 0..workers {
+        for k in 0..chunks_per_worker {
+            // The line after the cut point (the body's first line when the cut
+            // is its first byte, since the cut then follows the header's
+            // newline).
+            let at = (first + worker * share + k * chunk_len).saturating_sub(1);
+            let Some(start) = line_start_after(at) else {
+                continue;
+            };
+            if starts.last().is_none_or(|&(_, last)| start > last) {
+                starts.push((worker, start));
+            }
         }
     }
-    chunks_starting_at(&starts)
+    chunks_for_workers(&starts)
 }
 
-/// One chunk from each of `starts` (increasing) up to the next one; the last
-/// runs to the end of its body.
-pub(crate) fn chunks_starting_at(starts: &[usize]) -> Vec<Chunk> {
-    starts
-        .iter()
-        .enumerate()
-        .map(|(k, &start)| Chunk {
+/// The chunks of each worker from `(worker, first byte)` pairs in increasing
+/// byte order: each chunk runs up to the next one, the last to the end of its
+/// body.
+pub(crate) fn chunks_for_workers(starts: &[(usize, usize)]) -> Vec<Vec<Chunk>> {
+    let mut workers: Vec<Vec<Chunk>> = Vec::new();
+    for (k, &(worker, start)) in starts.iter().enumerate() {
+        if workers.len() <= worker {
+            workers.resize_with(worker + 1, Vec::new);
+        }
+        workers[worker].push(Chunk {
             start: start as u32,
-            stop: starts.get(k + 1).map_or(u32::MAX, |&next| next as u32),
-        })
-        .collect()
+            stop: starts.get(k + 1).map_or(u32::MAX, |&(_, next)| next as u32),
+        });
+    }
+    workers.retain(|chunks| !chunks.is_empty());
+    workers
 }
 
 /// Parses the module with one body split over up to `threads` threads when that
@@ -217,44 +267,66 @@ pub(crate) fn parse_module<'s>(
     survey: &LineSurvey,
     threads: usize,
 ) -> PResult<()> {
-    if survey.largest_body.is_some() {
-        parser.largest_body = Some((survey.largest_body_open as u32, survey.largest_body_lines));
+    if let Some(body) = survey.largest_body {
+        parser.largest_body = Some((body.open as u32, body.lines));
     }
-    let chunks = plan_chunks(parser.src, &survey.splittable_bodies, threads);
-    parse_module_in_chunks(parser, &chunks)
+    let workers = plan_chunks(parser.src, &survey.splittable_bodies, threads);
+    parse_module_in_chunks(parser, &workers)
 }
 
-/// Parses the module with `chunks` parsed on worker threads (sequentially when
-/// there are none).
-pub(crate) fn parse_module_in_chunks<'s>(parser: &mut Parser<'s>, chunks: &[Chunk]) -> PResult<()> {
-    if chunks.is_empty() {
+/// Parses the module with each worker thread parsing its chunks (text order
+/// across and within workers), or sequentially when there are none.
+pub(crate) fn parse_module_in_chunks<'s>(
+    parser: &mut Parser<'s>,
+    workers: &[Vec<Chunk>],
+) -> PResult<()> {
+    if workers.is_empty() {
         return parser.module();
     }
     let src = parser.src;
     let record_spans = parser.record_spans;
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for &chunk in chunks {
-            let (sender, receiver) = mpsc::channel();
+        for chunks in workers {
             let (give_back, given_back) = mpsc::channel::<Fragment<'_>>();
+            let (senders, pending): (Vec<_>, Vec<_>) = chunks
+                .iter()
+                .map(|chunk| {
+                    let (sender, receiver) = mpsc::channel();
+                    let pending = PendingFragment {
+                        start: chunk.start,
+                        receiver,
+                        give_back: give_back.clone(),
+                    };
+                    (sender, pending)
+                })
+                .unzip();
+            // Only the pending fragments hold senders now, so the worker's wait
+            // for given-back fragments ends once the main parser has dropped them.
+            drop(give_back);
             let cancel = &cancel;
             let worker = std::thread::Builder::new()
                 .name("weft-parse".to_string())
                 .spawn_scoped(scope, move || {
-                    // The main parser may be gone (it failed early): nothing to do then.
-                    let _ = sender.send(parse_chunk(src, chunk, record_spans, cancel));
-                    // Frees the merged fragment; ends when the main parser drops
-                    // its end of the channel without giving it back.
-                    drop(given_back.recv());
+                    for (&chunk, sender) in chunks.iter().zip(senders) {
+                        if cancel.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        // The main parser may have passed this chunk without
+                        // merging it; the next may still be merged.
+                        let fragment = parse_chunk(src, chunk, record_spans, cancel);
+                        let _ = sender.send(fragment);
+                    }
+                    // Frees the merged fragments here rather than on the main
+                    // parser's time.
+                    for fragment in given_back {
+                        drop(fragment);
+                    }
                 });
             // Without a thread (the system refused one), the main parser simply
-            // parses that chunk itself.
+            // parses those chunks itself.
             if worker.is_ok() {
-                parser.fragments.push_back(PendingFragment {
-                    start: chunk.start,
-                    receiver,
-                    give_back,
-                });
+                parser.fragments.extend(pending);
             }
         }
         let result = parser.module();
@@ -271,7 +343,8 @@ pub(crate) struct PendingFragment<'s> {
     pub start: u32,
     receiver: mpsc::Receiver<Fragment<'s>>,
     /// Takes the fragment back to its worker once merged, to be freed there
-    /// rather than on the main parser's time.
+    /// (once the worker has parsed all its chunks) rather than on the main
+    /// parser's time.
     give_back: mpsc::Sender<Fragment<'s>>,
 }
 
@@ -739,7 +812,7 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Chunk, MIN_SPLIT_BODY_BYTES, plan_chunks, survey_lines};
+    use super::{CHUNKS_PER_WORKER, Chunk, MIN_SPLIT_BODY_BYTES, plan_chunks, survey_lines};
 
     fn module(body_lines: usize) -> String {
         let mut text = String::from(
@@ -757,43 +830,75 @@ mod tests {
         let text = module(3);
         let survey = survey_lines(&text);
         assert_eq!(survey.newlines, text.matches('\n').count());
-        let (start, end) = survey.largest_body.expect("a body");
-        assert!(text[start..].starts_with("  %c0 = "));
-        assert!(text[end..].starts_with("}\n") && end == text.len() - 2);
-        assert_eq!(
-            &text[survey.largest_body_open..=survey.largest_body_open],
-            "{"
-        );
-        assert!(text[..survey.largest_body_open].ends_with("ENTRY %main () -> f32[] "));
-        assert_eq!(survey.largest_body_lines, 4);
+        let body = survey.largest_body.expect("a body");
+        assert!(text[body.start..].starts_with("  %c0 = "));
+        assert!(text[body.end..].starts_with("}\n") && body.end == text.len() - 2);
+        assert_eq!(&text[body.open..=body.open], "{");
+        assert!(text[..body.open].ends_with("ENTRY %main () -> f32[] "));
+        assert_eq!(body.lines, 4);
+        assert_eq!(body.lines_before, 7);
+        assert_eq!(text[..body.start].matches('\n').count(), body.lines_before);
+    }
+
+    /// Every chunk starts at an instruction line of the body, the chunks are in
+    /// text order across workers, and each runs up to the next.
+    fn check_chunks(text: &str, workers: &[Vec<Chunk>]) -> Vec<Chunk> {
+        let chunks: Vec<Chunk> = workers.iter().flatten().copied().collect();
+        for (k, chunk) in chunks.iter().enumerate() {
+            let start = chunk.start as usize;
+            assert!(
+                text[start..].starts_with("%c"),
+                "{:?}",
+                &text[start..start + 10]
+            );
+            assert!(text[..start].ends_with("\n  "));
+            let next = chunks.get(k + 1).map_or(u32::MAX, |c| c.start);
+            assert!(chunk.start < next);
+            assert_eq!(chunk.stop, next);
+        }
+        chunks
     }
 
     #[test]
     fn chunks_start_at_instruction_lines_of_the_body() {
-        let text = module(20_000);
+        let text = module(40_000);
         let body = survey_lines(&text).largest_body.expect("a body");
-        assert!(body.1 - body.0 >= MIN_SPLIT_BODY_BYTES);
+        assert!(body.end - body.start >= MIN_SPLIT_BODY_BYTES);
         assert!(plan_chunks(&text, &[body], 1).is_empty());
-        for threads in [2, 4] {
-            let chunks = plan_chunks(&text, &[body], threads);
-            assert_eq!(chunks.len(), threads - 1);
-            for (k, chunk) in chunks.iter().enumerate() {
-                let start = chunk.start as usize;
-                assert!(body.0 < start && start < body.1);
-                assert!(
-                    text[start..].starts_with("%c"),
-                    "{:?}",
-                    &text[start..start + 10]
-                );
-                assert!(text[..start].ends_with("\n  "));
-                let next = chunks.get(k + 1).map_or(u32::MAX, |c: &Chunk| c.start);
-                assert_eq!(chunk.stop, next);
-            }
-            // The threads get about equal shares of the text.
-            let first = chunks[0].start as usize;
-            let share = text.len() / threads;
-            assert!(first.abs_diff(share) < share / 10, "{first} vs {share}");
+
+        // One worker: the main parser reads about (1 - m) / (2 - m) of the
+        // text (m, the merge cost, is 0.35) and merges the rest as it comes.
+        let workers = plan_chunks(&text, &[body], 2);
+        assert_eq!(workers.len(), 1);
+        let chunks = check_chunks(&text, &workers);
+        assert!(chunks.len() > 1 && chunks.len() <= CHUNKS_PER_WORKER);
+        let first = chunks[0].start as usize;
+        let expected = text.len() as f64 * 0.65 / 1.65;
+        assert!(
+            (first as f64 - expected).abs() < expected / 10.0,
+            "{first} vs {expected}"
+        );
+        // The chunks are about equal.
+        let lengths: Vec<usize> = chunks
+            .iter()
+            .map(|c| (c.stop as usize).min(body.end) - c.start as usize)
+            .collect();
+        let (shortest, longest) = (lengths.iter().min(), lengths.iter().max());
+        assert!(longest.unwrap() - shortest.unwrap() < 100, "{lengths:?}");
+
+        // Three workers parse faster than the main parser could merge a share
+        // of its own, so they take the whole body, in equal shares.
+        let workers = plan_chunks(&text, &[body], 4);
+        assert_eq!(workers.len(), 3);
+        let chunks = check_chunks(&text, &workers);
+        assert_eq!(chunks[0].start as usize, body.start + 2);
+        let share = (body.end - body.start) / 3;
+        for (k, worker) in workers.iter().enumerate() {
+            let from = worker[0].start as usize;
+            let to = workers.get(k + 1).map_or(body.end, |next| next[0].start as usize);
+            assert!((to - from).abs_diff(share) < share / 10, "{k}: {from}..{to}");
         }
+
         // A body after a long text is cut at its first line: the main parser
         // reaches it only after reading that text, so the worker gets it all.
         let tail =
@@ -803,9 +908,10 @@ mod tests {
             .splittable_bodies
             .last()
             .expect("a body");
-        assert!(late_body.1 / 2 < late_body.0);
-        let chunks = plan_chunks(&late, &[late_body], 2);
-        assert_eq!(chunks[0].start as usize, late_body.0 + 2);
+        assert!(late_body.end / 2 < late_body.start);
+        let workers = plan_chunks(&late, &[late_body], 2);
+        assert_eq!(check_chunks(&late, &workers)[0].start as usize, late_body.start + 2);
+
         let small = module(10);
         let small_body = survey_lines(&small).largest_body.expect("a body");
         assert!(plan_chunks(&small, &[small_body], 8).is_empty());

@@ -72,8 +72,9 @@ fn parse_on(
     Ok(parser.into_parts())
 }
 
-/// Parses HLO text with a worker thread starting at each of `chunk_starts`
-/// (byte offsets, in any order): the same module, source map and diagnostics as
+/// Parses HLO text with a chunk starting at each of `chunk_starts` (byte
+/// offsets, in any order), each pair of consecutive chunks parsed by one worker
+/// thread in turn: the same module, source map and diagnostics as
 /// [`parse_with_source_map`], which picks the chunks itself. For differential
 /// tests and benchmarks of the chunked parse; an offset that is not the first
 /// byte of an instruction line simply goes unused.
@@ -90,10 +91,15 @@ pub fn parse_split_at(
         .collect();
     starts.sort_unstable();
     starts.dedup();
-    let chunks = chunked::chunks_starting_at(&starts);
+    let by_worker: Vec<(usize, usize)> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, &start)| (k / 2, start))
+        .collect();
+    let workers = chunked::chunks_for_workers(&by_worker);
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
-    chunked::parse_module_in_chunks(&mut parser, &chunks)?;
+    chunked::parse_module_in_chunks(&mut parser, &workers)?;
     Ok(parser.into_parts())
 }
 
