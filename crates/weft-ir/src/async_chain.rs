@@ -60,9 +60,23 @@ impl<'m> ChainTracer<'m> {
     /// The async-start or async-update whose value reaches `instr` at shape
     /// `index`, if the value comes from one.
     pub fn producer(&mut self, instr: Instr, index: &[i64]) -> Option<Instr> {
-        self.origin(instr, index, |opcode| {
-            matches!(opcode, Opcode::AsyncStart | Opcode::AsyncUpdate)
-        })
+        self.producer_visiting(instr, index, |_| {})
+    }
+
+    /// [`producer`](Self::producer), calling `visit` on every instruction the
+    /// walk reads (`instr` first, the producer last).
+    pub fn producer_visiting(
+        &mut self,
+        instr: Instr,
+        index: &[i64],
+        visit: impl FnMut(Instr),
+    ) -> Option<Instr> {
+        self.origin_visiting(
+            instr,
+            index,
+            |opcode| matches!(opcode, Opcode::AsyncStart | Opcode::AsyncUpdate),
+            visit,
+        )
     }
 
     /// The instruction whose whole value reaches `instr` at shape `index`
@@ -75,10 +89,23 @@ impl<'m> ChainTracer<'m> {
         index: &[i64],
         is_origin: impl Fn(Opcode) -> bool,
     ) -> Option<Instr> {
+        self.origin_visiting(instr, index, is_origin, |_| {})
+    }
+
+    /// [`origin`](Self::origin), calling `visit` on every instruction the walk
+    /// reads.
+    pub fn origin_visiting(
+        &mut self,
+        instr: Instr,
+        index: &[i64],
+        is_origin: impl Fn(Opcode) -> bool,
+        mut visit: impl FnMut(Instr),
+    ) -> Option<Instr> {
         let mut index = index.to_vec();
         let mut current = instr;
         // A bounded walk: chains through loops could otherwise cycle.
         for _ in 0..10_000 {
+            visit(current);
             let data = self.m.instr(current);
             match data.opcode {
                 opcode if index.is_empty() && is_origin(opcode) => return Some(current),

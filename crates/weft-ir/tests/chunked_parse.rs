@@ -21,6 +21,14 @@ fn outcome(result: Result<(weft_ir::Module, SourceMap), weft_ir::Diagnostic>) ->
     };
     let mut out = print(&m, &PrintOptions::long());
     out.push_str(&print(&m, &PrintOptions::short()));
+    // The generic form shows every async op's wrapped computation.
+    out.push_str(&print(
+        &m,
+        &PrintOptions {
+            sugar: false,
+            ..PrintOptions::long()
+        },
+    ));
     for (instr, data) in m.instrs.iter() {
         let _ = write!(
             out,
@@ -185,6 +193,121 @@ fn every_split_of_a_bad_module_gives_the_sequential_error() {
                 .map(|d| format!("error: {d:?}"));
             assert_eq!(without_spans.as_deref(), Some(expected.as_str()), "{name}");
         }
+        check_exhaustively(name, &text);
+    }
+}
+
+/// Async chains a worker parses itself (generic ops whose chain stays in the
+/// chunk) and ones the main parser must parse (chains traced back out of the
+/// chunk or through a loop, sugar that grows its wrapped computation, a start
+/// that sets its computation's thread).
+const ASYNC_BODY: &str = r#"HloModule asyncs
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(f32[] %a, f32[] %b)
+}
+
+%wrapped (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
+}
+
+%wrapped2 (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
+}
+
+%wrapped3 (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
+}
+
+%wrapped4 (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
+}
+
+%loop_body (state: (((f32[8]), f32[8]), s32[])) -> (((f32[8]), f32[8]), s32[]) {
+  %state = (((f32[8]{0}), f32[8]{0}), s32[]) parameter(0)
+  %start = ((f32[8]{0}), f32[8]{0}) get-tuple-element(%state), index=0
+  %i = s32[] get-tuple-element(%state), index=1
+  ROOT %next = (((f32[8]{0}), f32[8]{0}), s32[]) tuple(%start, %i)
+}
+
+%loop_cond (state: (((f32[8]), f32[8]), s32[])) -> pred[] {
+  %state = (((f32[8]{0}), f32[8]{0}), s32[]) parameter(0)
+  ROOT %stop = pred[] constant(false)
+}
+
+ENTRY %main (p0: f32[8], p1: f32[8]) -> (f32[8], f32[4]) {
+  %p0 = f32[8]{0} parameter(0)
+  %p1 = f32[8]{0} parameter(1)
+  %zero = s32[] constant(0)
+  %s = ((f32[8]{0}), f32[8]{0}) async-start(%p0), calls=%wrapped
+  %d = f32[8]{0} async-done(%s)
+  %st2 = ((f32[8]{0}), f32[8]{0}) async-start(%d), calls=%wrapped2
+  %init = (((f32[8]{0}), f32[8]{0}), s32[]) tuple(%st2, %zero)
+  %w = (((f32[8]{0}), f32[8]{0}), s32[]) while(%init), condition=%loop_cond, body=%loop_body
+  %startw = ((f32[8]{0}), f32[8]{0}) get-tuple-element(%w), index=0
+  %dn2 = f32[8]{0} async-done(%startw)
+  %st3 = ((f32[8]{0}), f32[8]{0}, s32[]) async-start(%p1), calls=%wrapped3
+  %up3 = ((f32[8]{0}), f32[8]{0}, s32[]) async-update(%st3)
+  %tu3 = (((f32[8]{0}), f32[8]{0}, s32[]), f32[8]{0}) tuple(%up3, %p0)
+  %gt3 = ((f32[8]{0}), f32[8]{0}, s32[]) get-tuple-element(%tu3), index=0
+  %dn3 = f32[8]{0} async-done(%gt3), calls=%wrapped3
+  %st4 = ((f32[8]{0}), f32[8]{0}) async-start(%dn3), calls=%wrapped4, async_execution_thread="host"
+  %dn4 = f32[8]{0} async-done(%st4)
+  %rs = ((f32[8]{0}), f32[4]{0}) reduce-scatter-start(%dn2), replica_groups={{0,1}}, dimensions={0}, to_apply=%add
+  %rsd = f32[4]{0} reduce-scatter-done(%rs)
+  %cs = ((f32[8]{0}), f32[8]{0}, u32[]) custom-call-start(%dn4), custom_call_target="foo"
+  %cu = ((f32[8]{0}), f32[8]{0}, u32[]) custom-call-update(%cs)
+  %cd = f32[8]{0} custom-call-done(%cu)
+  %r = f32[8]{0} add(%cd, %dn2)
+  ROOT %out = (f32[8]{0}, f32[4]{0}) tuple(%r, %rsd)
+}
+"#;
+
+#[test]
+fn every_split_of_async_chains_gives_the_sequential_parse() {
+    let expected = sequential(ASYNC_BODY);
+    assert!(!expected.starts_with("error"), "{expected}");
+    check_exhaustively("async", ASYNC_BODY);
+    let short = print(
+        &weft_ir::text::parse(ASYNC_BODY).expect("parses"),
+        &PrintOptions::short(),
+    );
+    check_exhaustively("async, short form", &short);
+    let cases = [
+        // A done whose operand is a done.
+        ("done of done", "async-done(%st4)", "async-done(%d)"),
+        // A done naming another computation than its chain's.
+        ("calls", "calls=%wrapped3\n", "calls=%wrapped2\n"),
+        // A done on another thread than its start.
+        (
+            "thread",
+            "async-done(%st4)",
+            "async-done(%st4), async_execution_thread=\"other\"",
+        ),
+        // A done through a loop naming another computation than its chain's.
+        (
+            "loop calls",
+            "async-done(%startw)",
+            "async-done(%startw), calls=%wrapped3",
+        ),
+        // A done whose operand no start reaches.
+        ("unreached", "async-done(%startw)", "async-done(%init)"),
+        // An update of a chain through a loop, after its done.
+        (
+            "loop update",
+            "  %r = f32[8]{0} add(%cd, %dn2)",
+            "  %late = ((f32[8]{0}), f32[8]{0}) async-update(%startw)\n  %r = f32[8]{0} add(%cd, %dn2)",
+        ),
+    ];
+    for (name, from, to) in cases {
+        assert!(ASYNC_BODY.contains(from), "{name}");
+        let text = ASYNC_BODY.replacen(from, to, 1);
         check_exhaustively(name, &text);
     }
 }

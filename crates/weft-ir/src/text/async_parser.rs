@@ -79,7 +79,7 @@ impl<'s> Parser<'s> {
                     "AsyncUpdate and AsyncDone cannot have AsyncDone as operand.",
                 ));
             }
-            producer = crate::async_chain::ChainTracer::new(&self.m).producer(first, &[]);
+            producer = self.async_producer(first);
         }
         let mut bag = self.take_bag();
         bag.site = opcode_span;
@@ -186,6 +186,8 @@ impl<'s> Parser<'s> {
         if kind == Opcode::AsyncStart
             && let (Some(t), Some(&comp)) = (&thread, callees.first())
         {
+            // It changes the called computation, which a worker does not have.
+            self.note_outside_dependency();
             self.set_thread(comp, t);
         }
         let attrs = Attrs::Async(Box::new(AsyncAttrs {

@@ -23,9 +23,13 @@
 //!     *assumption* about an outside operand and checked against its real shape;
 //!   - an instruction whose parse read anything else from outside (an outside
 //!     operand's shape with no declared shape, an inferred result shape, a
-//!     parameter, an async chain, a nested or generated name, a new computation)
-//!     is a *hole*: the main parser parses its line itself when the merge reaches
-//!     it, and the worker treats the hole's result like an outside operand;
+//!     parameter, an async chain traced back out of the chunk or through a
+//!     loop, an async op that changes its computation, a nested or generated
+//!     name, a new computation) is a *hole*: the main parser parses its line
+//!     itself when the merge reaches it, and the worker treats the hole's result
+//!     like an outside operand;
+//!   - the start each merged async op's chain began with is recorded as the
+//!     main parser records it;
 //! - the merge stops before the first instruction that does not fit (an unknown
 //!   name, a duplicate, a failed assumption, a second `ROOT`) and the main parser
 //!   carries on sequentially from that instruction's first byte, so a diagnostic
@@ -202,7 +206,13 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec
         let worker_cost = (total - main_cost) * per_worker;
         let end = (main_cost + MERGE_COST * (total - main_cost)).max(worker_cost);
         let saving = total - end;
-        (saving, first, (body.end - first) / workers, workers, body.end)
+        (
+            saving,
+            first,
+            (body.end - first) / workers,
+            workers,
+            body.end,
+        )
     };
     let Some((saving, first, share, workers, body_end)) =
         bodies.iter().map(plan).max_by(|a, b| a.0.total_cmp(&b.0))
@@ -385,6 +395,8 @@ pub(crate) struct Fragment<'s> {
     outside: FxHashMap<Instr, &'s str>,
     comp_refs: FxHashMap<Comp, &'s str>,
     assumed: FxHashMap<Instr, Shape>,
+    /// The start of each async op's chain, as the worker recorded it.
+    chain_starts: FxHashMap<Instr, Instr>,
     root: Option<Instr>,
     /// Where the main parser continues after the fragment: the first byte of
     /// the instruction the worker stopped before (or of the body's `}`).
@@ -453,7 +465,8 @@ fn parse_chunk<'s>(
             || p.m.instrs.len() - instrs_before != 1 + state.outside.len() - outside_before
             // Computations made by the instruction (async wrappers, inline bodies).
             || p.m.comps.len() - comps_before != state.comp_refs.len() - refs_before
-            || data.opcode.is_generic_async()
+            // Sugared async ops change the computation their chain wraps.
+            || data.attrs.as_async().is_some_and(|a| a.sugar_opcode.is_some())
             || data.opcode == Opcode::Parameter
             // Names that the parser's `<opcode>.anon` counter must see in order.
             || data.name.contains(".anon");
@@ -479,6 +492,7 @@ fn parse_chunk<'s>(
         outside: state.outside.into_iter().map(|(n, i)| (i, n)).collect(),
         comp_refs: state.comp_refs.into_iter().map(|(n, c)| (c, n)).collect(),
         assumed: state.assumed,
+        chain_starts: std::mem::take(&mut p.chain_starts),
         root: scope.root,
         end,
         spans: std::mem::take(&mut p.spans),
@@ -524,6 +538,27 @@ impl<'s> Parser<'s> {
             self.m.instrs[operand].shape = declared;
         }
         self.m.shape_of(operand)
+    }
+
+    /// The async-start or async-update whose value reaches `first` (an update's
+    /// or done's operand). On a worker, a walk that reads an untrusted
+    /// instruction, a parameter or a while loop (whose callers and body are
+    /// outside the chunk) makes the instruction a hole.
+    pub(crate) fn async_producer(&self, first: Instr) -> Option<Instr> {
+        let mut tracer = crate::async_chain::ChainTracer::new(&self.m);
+        let Some(chunk) = &self.chunk else {
+            return tracer.producer(first, &[]);
+        };
+        tracer.producer_visiting(first, &[], |instr| {
+            if chunk.untrusted.contains(&instr)
+                || matches!(
+                    self.m.instrs[instr].opcode,
+                    Opcode::Parameter | Opcode::While
+                )
+            {
+                chunk.depended.set(true);
+            }
+        })
     }
 
     /// Notes that the instruction being parsed depends on more than its chunk.
@@ -665,12 +700,20 @@ impl<'s> Parser<'s> {
         for &callee in &data.callees {
             self.resolve_comp(fragment, map, callee)?;
         }
+
         let is_root = fragment.root == Some(worker_instr);
         let scope = self.scopes.last_mut()?;
         if is_root && scope.root.is_some() {
             return None;
         }
         let instr = self.m.instrs.next_key();
+        // A chain's start is the op itself or precedes it, so it is merged
+        // already.
+        let chain_start = match fragment.chain_starts.get(&worker_instr) {
+            Some(&start) if start == worker_instr => Some(instr),
+            Some(start) => Some(map.instrs[start.index()]?),
+            None => None,
+        };
         // The last check: once the name is recorded, the instruction is added.
         if let Some(name) = item.name
             && scope.names.insert(&self.m.instrs, name, instr).is_err()
@@ -724,6 +767,9 @@ impl<'s> Parser<'s> {
         }
         let added = self.m.add_instr(data);
         debug_assert_eq!(added, instr);
+        if let Some(start) = chain_start {
+            self.chain_starts.insert(instr, start);
+        }
         map.instrs[worker_instr.index()] = Some(instr);
         if self.record_spans {
             self.spans.copy_instr(&fragment.spans, worker_instr, instr);
@@ -895,8 +941,13 @@ mod tests {
         let share = (body.end - body.start) / 3;
         for (k, worker) in workers.iter().enumerate() {
             let from = worker[0].start as usize;
-            let to = workers.get(k + 1).map_or(body.end, |next| next[0].start as usize);
-            assert!((to - from).abs_diff(share) < share / 10, "{k}: {from}..{to}");
+            let to = workers
+                .get(k + 1)
+                .map_or(body.end, |next| next[0].start as usize);
+            assert!(
+                (to - from).abs_diff(share) < share / 10,
+                "{k}: {from}..{to}"
+            );
         }
 
         // A body after a long text is cut at its first line: the main parser
@@ -910,7 +961,10 @@ mod tests {
             .expect("a body");
         assert!(late_body.end / 2 < late_body.start);
         let workers = plan_chunks(&late, &[late_body], 2);
-        assert_eq!(check_chunks(&late, &workers)[0].start as usize, late_body.start + 2);
+        assert_eq!(
+            check_chunks(&late, &workers)[0].start as usize,
+            late_body.start + 2
+        );
 
         let small = module(10);
         let small_body = survey_lines(&small).largest_body.expect("a body");
