@@ -324,8 +324,7 @@ pub(crate) fn parse_module_in_chunks<'s>(
                         }
                         // The main parser may have passed this chunk without
                         // merging it; the next may still be merged.
-                        let fragment = parse_chunk(src, chunk, record_spans, cancel);
-                        let _ = sender.send(fragment);
+                        let _ = sender.send(parse_chunk(src, chunk, record_spans, cancel));
                     }
                     // Frees the merged fragments here rather than on the main
                     // parser's time.
