@@ -149,6 +149,13 @@ pub struct InstrNameTable {
     cursors: FxHashMap<String, i64>,
 }
 
+/// Bodies of at least this many names are registered slice by slice of the
+/// table (see [`InstrNameTable::register_body`]).
+const TABLE_ORDER_MIN_NAMES: usize = 1 << 15;
+
+/// The table is filled in `2^TABLE_SLICES_LOG2` slices.
+const TABLE_SLICES_LOG2: u32 = 6;
+
 fn key_hash(base: &str, id: i64) -> u64 {
     let mut hasher = FxHasher::default();
     base.hash(&mut hasher);
@@ -208,6 +215,98 @@ impl InstrNameTable {
                 let (base, id) = key_of(&view[Instr::new(other as usize)].name);
                 key_hash(base, id)
             });
+    }
+
+    /// Registers the instructions of `body` in order, each with its key in
+    /// `keys` (indexed by instruction) when it has one: exactly
+    /// [`register_keyed`](Self::register_keyed) or [`register`](Self::register)
+    /// on each in turn.
+    ///
+    /// A big body is first tried slice by slice of the table rather than in
+    /// body order: a slice stays in cache while it fills, where body order
+    /// misses the cache at almost every name of a table of a million. The
+    /// result is the same as long as no name is taken, since each registration
+    /// then keeps its name whatever the order; at the first taken name the
+    /// registrations made so far are undone and the body is registered in order.
+    pub fn register_body(
+        &mut self,
+        instrs: &mut EntityVec<Instr, InstrData>,
+        body: &[Instr],
+        keys: &[Option<NameKey>],
+    ) {
+        let key_of_instr = |instr: Instr| keys.get(instr.index()).copied().flatten();
+        let in_table_order = body.len() >= TABLE_ORDER_MIN_NAMES
+            && self.table.capacity() - self.table.len() >= body.len()
+            && body.iter().all(|&instr| key_of_instr(instr).is_some());
+        if in_table_order && self.register_in_table_order(instrs, body, key_of_instr) {
+            return;
+        }
+        for &instr in body {
+            match key_of_instr(instr) {
+                Some(key) => self.register_keyed(instrs, instr, key),
+                None => self.register(instrs, instr),
+            }
+        }
+    }
+
+    /// Registers `body`, whose instructions all have keys, slice by slice of
+    /// the table (in body order within a slice); returns `false`, having
+    /// changed nothing, if a name is taken.
+    fn register_in_table_order(
+        &mut self,
+        instrs: &EntityVec<Instr, InstrData>,
+        body: &[Instr],
+        key_of_instr: impl Fn(Instr) -> Option<NameKey>,
+    ) -> bool {
+        // A hash's first probe is bucket `hash & (buckets - 1)` (hashbrown's
+        // layout, which only the speed depends on), so a slice is a run of
+        // buckets.
+        let buckets = self.table.num_buckets();
+        let shift = buckets.trailing_zeros().saturating_sub(TABLE_SLICES_LOG2);
+        let slice_of = |hash: u64| (hash as usize & (buckets - 1)) >> shift;
+        let slices = (buckets >> shift).max(1);
+        // A counting sort by slice, which keeps body order within a slice.
+        let hash_of = |instr: Instr| key_of_instr(instr).map_or(0, |key| key.0.get());
+        let mut next = vec![0usize; slices + 1];
+        for &instr in body {
+            next[slice_of(hash_of(instr)) + 1] += 1;
+        }
+        for slice in 1..=slices {
+            next[slice] += next[slice - 1];
+        }
+        let mut sorted = vec![(0u64, 0u32); body.len()];
+        for &instr in body {
+            let hash = hash_of(instr);
+            let at = &mut next[slice_of(hash)];
+            sorted[*at] = (hash, instr.index() as u32);
+            *at += 1;
+        }
+        let rehash = |&other: &u32| {
+            let (base, id) = key_of(&instrs[Instr::new(other as usize)].name);
+            key_hash(base, id)
+        };
+        for (done, &(hash, index)) in sorted.iter().enumerate() {
+            // Names are read only when two hashes meet, which keeps the walk
+            // off the instructions (read in table order, they would miss the
+            // cache at every one).
+            let taken = self
+                .table
+                .find(hash, |&other| {
+                    key_of(&instrs[Instr::new(other as usize)].name)
+                        == key_of(&instrs[Instr::new(index as usize)].name)
+                })
+                .is_some();
+            if taken {
+                for &(hash, index) in &sorted[..done] {
+                    if let Ok(entry) = self.table.find_entry(hash, |&other| other == index) {
+                        entry.remove();
+                    }
+                }
+                return false;
+            }
+            self.table.insert_unique(hash, index, rehash);
+        }
+        true
     }
 
     /// A table with room for `names` names.
@@ -317,6 +416,65 @@ mod tests {
                     _ => table.register(&mut m.instrs, instr),
                 }
                 assert_eq!(m.instrs[instr].name, expected.unique(name), "{name:?}");
+            }
+        }
+    }
+
+    /// A body big enough to be registered in table order gets the names
+    /// registration in body order gives, and leaves the same names taken: when
+    /// every name is free, when one was taken before the body, and when the
+    /// body names two instructions alike (which undoes the table-order pass).
+    #[test]
+    fn a_big_body_registers_as_in_body_order() {
+        use crate::attrs::Attrs;
+        use crate::module::{Comp, InstrData, Module};
+        let body_len = TABLE_ORDER_MIN_NAMES + 1000;
+        for case in ["free", "taken before", "twice in the body"] {
+            let mut m = Module::new("m");
+            let comp: Comp = m.add_comp("c");
+            let shape = m.shapes.empty_tuple();
+            let add = |m: &mut Module, name: &str| {
+                m.add_instr(InstrData {
+                    name: name.to_string(),
+                    opcode: crate::Opcode::Tuple,
+                    shape,
+                    operands: Vec::new(),
+                    callees: Vec::new(),
+                    attrs: Attrs::plain(),
+                    common: None,
+                    metadata: None,
+                    parent: comp,
+                })
+            };
+            let mut expected = NameUniquer::default();
+            let mut table = InstrNameTable::with_capacity(body_len + 16);
+            for name in ["x", "y.3"] {
+                let instr = add(&mut m, name);
+                table.register(&mut m.instrs, instr);
+                assert_eq!(m.instrs[instr].name, expected.unique(name));
+            }
+            let mut body = Vec::new();
+            let mut written = Vec::new();
+            let mut keys = vec![None; m.instrs.len()];
+            for k in 0..body_len {
+                let name = match (case, k) {
+                    ("taken before", 3000) => "y.3".to_string(),
+                    ("twice in the body", k) if k == body_len - 1 => "n.17".to_string(),
+                    _ => format!("n.{k}"),
+                };
+                let instr = add(&mut m, &name);
+                keys.push(NameKey::of(&name));
+                body.push(instr);
+                written.push(name);
+            }
+            table.register_body(&mut m.instrs, &body, &keys);
+            for (&instr, name) in body.iter().zip(&written) {
+                assert_eq!(m.instrs[instr].name, expected.unique(name), "{case}");
+            }
+            for name in ["n.5", "x", "n", "y.3", "n.17"] {
+                let instr = add(&mut m, name);
+                table.register(&mut m.instrs, instr);
+                assert_eq!(m.instrs[instr].name, expected.unique(name), "{case}");
             }
         }
     }

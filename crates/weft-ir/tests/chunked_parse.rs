@@ -69,11 +69,18 @@ fn line_starts(text: &str) -> Vec<usize> {
 /// Checks `text` split at every line start alone, at every pair of line
 /// starts, and at every byte offset alone.
 fn check_exhaustively(name: &str, text: &str) {
+    check_splits(name, text, 0);
+}
+
+/// Checks `text` split at every line start alone, at every pair of line starts
+/// from byte `pairs_from` on, and at every byte offset alone.
+fn check_splits(name: &str, text: &str, pairs_from: usize) {
     let expected = sequential(text);
     let starts = line_starts(text);
     let mut splits: Vec<Vec<usize>> = starts.iter().map(|&s| vec![s]).collect();
-    for (i, &a) in starts.iter().enumerate() {
-        for &b in &starts[i + 1..] {
+    let paired: Vec<usize> = starts.into_iter().filter(|&s| s >= pairs_from).collect();
+    for (i, &a) in paired.iter().enumerate() {
+        for &b in &paired[i + 1..] {
             splits.push(vec![a, b]);
         }
     }
@@ -305,10 +312,12 @@ fn every_split_of_async_chains_gives_the_sequential_parse() {
             "  %late = ((f32[8]{0}), f32[8]{0}) async-update(%startw)\n  %r = f32[8]{0} add(%cd, %dn2)",
         ),
     ];
+    // Pairs of chunks only in the entry, where chunks are merged (elsewhere a
+    // chunk is passed over, which single splits check).
     for (name, from, to) in cases {
         assert!(ASYNC_BODY.contains(from), "{name}");
         let text = ASYNC_BODY.replacen(from, to, 1);
-        check_exhaustively(name, &text);
+        check_splits(name, &text, text.find("ENTRY").expect("an entry"));
     }
 }
 

@@ -2,7 +2,6 @@
 //! stack-frame tables, computation definitions (named and inline), and the
 //! module-level finishing steps (entry, schedule, entry layout).
 
-use crate::entity::EntityRef;
 use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
@@ -489,14 +488,11 @@ impl<'s> Parser<'s> {
         let name = self.m.comps[comp].name.clone();
         let unique = self.comp_uniquer.unique(&name);
         self.m.comps[comp].name = unique;
-        for i in 0..self.m.comps[comp].body.len() {
-            let instr = self.m.comps[comp].body[i];
-            match self.name_keys.get(instr.index()).copied().flatten() {
-                Some(key) => self
-                    .instr_names
-                    .register_keyed(&mut self.m.instrs, instr, key),
-                None => self.instr_names.register(&mut self.m.instrs, instr),
-            }
+        let body = std::mem::take(&mut self.m.comps[comp].body);
+        self.instr_names
+            .register_body(&mut self.m.instrs, &body, &self.name_keys);
+        self.m.comps[comp].body = body;
+        for &instr in &self.m.comps[comp].body {
             // The module's async checks need only these, so they are noted here
             // rather than found by walking every instruction again.
             let data = &self.m.instrs[instr];
