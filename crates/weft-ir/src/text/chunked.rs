@@ -186,10 +186,11 @@ const LINE_COST_IN_BYTES: f64 = 180.0;
 /// `MAIN_PARSE_COST` a unit, then merges the rest at `MERGE_COST`, while `w`
 /// workers each parse a share `(C - c) / w`. The parse ends at about
 /// `max(MAIN_PARSE_COST·c + MERGE_COST·(C - c), (C - c) / w)`, least when the
-/// two are equal: `c / C = (1/w - MERGE_COST) / (MAIN_PARSE_COST - MERGE_COST
-/// + 1/w)` (the first chunk starting no earlier than the body). The body with
-/// the largest saving is split (the largest body is not always the best: one
-/// near the start of the text leaves the main parser waiting).
+/// two are equal:
+/// `c / C = (1/w - MERGE_COST) / (MAIN_PARSE_COST - MERGE_COST + 1/w)`
+/// (the first chunk starting no earlier than the body). The body with the
+/// largest saving is split (the largest body is not always the best: one near
+/// the start of the text leaves the main parser waiting).
 pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec<Chunk>> {
     if threads < 2 || u32::try_from(src.len()).is_err() {
         return Vec::new();
@@ -939,13 +940,13 @@ mod tests {
         let (shortest, longest) = (lengths.iter().min(), lengths.iter().max());
         assert!(longest.unwrap() - shortest.unwrap() < 100, "{lengths:?}");
 
-        // Three workers parse faster than the main parser could merge a share
+        // Four workers parse faster than the main parser could merge a share
         // of its own, so they take the whole body, in equal shares.
-        let workers = plan_chunks(&text, &[body], 4);
-        assert_eq!(workers.len(), 3);
+        let workers = plan_chunks(&text, &[body], 5);
+        assert_eq!(workers.len(), 4);
         let chunks = check_chunks(&text, &workers);
         assert_eq!(chunks[0].start as usize, body.start + 2);
-        let share = (body.end - body.start) / 3;
+        let share = (body.end - body.start) / 4;
         for (k, worker) in workers.iter().enumerate() {
             let from = worker[0].start as usize;
             let to = workers
