@@ -383,10 +383,26 @@ impl InstrNameTable {
 mod tests {
     use super::*;
 
+    /// Adds an instruction named `name` to the module's first computation.
+    fn add_named(m: &mut crate::module::Module, name: &str) -> Instr {
+        let shape = m.shapes.empty_tuple();
+        let parent = m.comps.keys().next().expect("a computation");
+        m.add_instr(InstrData {
+            name: name.to_string(),
+            opcode: crate::Opcode::Tuple,
+            shape,
+            operands: Vec::new(),
+            callees: Vec::new(),
+            attrs: crate::attrs::Attrs::plain(),
+            common: None,
+            metadata: None,
+            parent,
+        })
+    }
+
     #[test]
     fn instruction_table_matches_the_uniquer() {
-        use crate::attrs::Attrs;
-        use crate::module::{Comp, InstrData, Module};
+        use crate::module::Module;
         let names = [
             "p0", "p0", "p0.1", "tuple.0", "tuple", "add.5", "add.5", "add", "x.01", "x.1", "a.2",
             "a.2", "a", "a.0", "p0", "q", "q.7", "q", "q", "",
@@ -394,23 +410,12 @@ mod tests {
         // Keyed and plain registration agree, for every mix of the two.
         for keyed in [false, true] {
             let mut m = Module::new("m");
-            let comp: Comp = m.add_comp("c");
-            let shape = m.shapes.empty_tuple();
+            m.add_comp("c");
             let mut expected = NameUniquer::default();
             let mut table = InstrNameTable::default();
             for (i, name) in names.into_iter().enumerate() {
                 let keyed = keyed && i % 3 != 1;
-                let instr = m.add_instr(InstrData {
-                    name: name.to_string(),
-                    opcode: crate::Opcode::Tuple,
-                    shape,
-                    operands: Vec::new(),
-                    callees: Vec::new(),
-                    attrs: Attrs::plain(),
-                    common: None,
-                    metadata: None,
-                    parent: comp,
-                });
+                let instr = add_named(&mut m, name);
                 match NameKey::of(name) {
                     Some(key) if keyed => table.register_keyed(&mut m.instrs, instr, key),
                     _ => table.register(&mut m.instrs, instr),
@@ -426,30 +431,15 @@ mod tests {
     /// body names two instructions alike (which undoes the table-order pass).
     #[test]
     fn a_big_body_registers_as_in_body_order() {
-        use crate::attrs::Attrs;
-        use crate::module::{Comp, InstrData, Module};
+        use crate::module::Module;
         let body_len = TABLE_ORDER_MIN_NAMES + 1000;
         for case in ["free", "taken before", "twice in the body"] {
             let mut m = Module::new("m");
-            let comp: Comp = m.add_comp("c");
-            let shape = m.shapes.empty_tuple();
-            let add = |m: &mut Module, name: &str| {
-                m.add_instr(InstrData {
-                    name: name.to_string(),
-                    opcode: crate::Opcode::Tuple,
-                    shape,
-                    operands: Vec::new(),
-                    callees: Vec::new(),
-                    attrs: Attrs::plain(),
-                    common: None,
-                    metadata: None,
-                    parent: comp,
-                })
-            };
+            m.add_comp("c");
             let mut expected = NameUniquer::default();
             let mut table = InstrNameTable::with_capacity(body_len + 16);
             for name in ["x", "y.3"] {
-                let instr = add(&mut m, name);
+                let instr = add_named(&mut m, name);
                 table.register(&mut m.instrs, instr);
                 assert_eq!(m.instrs[instr].name, expected.unique(name));
             }
@@ -462,7 +452,7 @@ mod tests {
                     ("twice in the body", k) if k == body_len - 1 => "n.17".to_string(),
                     _ => format!("n.{k}"),
                 };
-                let instr = add(&mut m, &name);
+                let instr = add_named(&mut m, &name);
                 keys.push(NameKey::of(&name));
                 body.push(instr);
                 written.push(name);
@@ -472,7 +462,7 @@ mod tests {
                 assert_eq!(m.instrs[instr].name, expected.unique(name), "{case}");
             }
             for name in ["n.5", "x", "n", "y.3", "n.17"] {
-                let instr = add(&mut m, name);
+                let instr = add_named(&mut m, name);
                 table.register(&mut m.instrs, instr);
                 assert_eq!(m.instrs[instr].name, expected.unique(name), "{case}");
             }

@@ -95,9 +95,10 @@ fn check_splits(name: &str, text: &str, pairs_from: usize) {
     }
 }
 
-const BODY: &str = r#"HloModule chunks, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[8]{0}}
-
-%add (a: f32[], b: f32[]) -> f32[] {
+/// The reducer and the wrapped computation both test modules call.
+macro_rules! called_computations {
+    () => {
+        r#"%add (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
   %b = f32[] parameter(1)
   ROOT %r = f32[] add(f32[] %a, f32[] %b)
@@ -107,7 +108,14 @@ const BODY: &str = r#"HloModule chunks, entry_computation_layout={(f32[8]{0}, f3
   %x = f32[8]{0} parameter(0)
   ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
 }
+"#
+    };
+}
 
+const BODY: &str = concat!(
+    "HloModule chunks, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[8]{0}}\n\n",
+    called_computations!(),
+    r#"
 ENTRY %main (p0: f32[8], p1: f32[8]) -> f32[8] {
   %p0 = f32[8]{0} parameter(0)
   %p1 = f32[8]{0} parameter(1)
@@ -125,7 +133,8 @@ ENTRY %main (p0: f32[8], p1: f32[8]) -> f32[8] {
   %x = f32[8]{0} add(%p0, %m)
   ROOT %out = f32[8]{0} add(%x, %g)
 }
-"#;
+"#
+);
 
 #[test]
 fn every_split_of_a_module_gives_the_sequential_parse() {
@@ -208,19 +217,10 @@ fn every_split_of_a_bad_module_gives_the_sequential_error() {
 /// chunk) and ones the main parser must parse (chains traced back out of the
 /// chunk or through a loop, sugar that grows its wrapped computation, a start
 /// that sets its computation's thread).
-const ASYNC_BODY: &str = r#"HloModule asyncs
-
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %r = f32[] add(f32[] %a, f32[] %b)
-}
-
-%wrapped (x: f32[8]) -> f32[8] {
-  %x = f32[8]{0} parameter(0)
-  ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
-}
-
+const ASYNC_BODY: &str = concat!(
+    "HloModule asyncs\n\n",
+    called_computations!(),
+    r#"
 %wrapped2 (x: f32[8]) -> f32[8] {
   %x = f32[8]{0} parameter(0)
   ROOT %n = f32[8]{0} negate(f32[8]{0} %x)
@@ -274,7 +274,8 @@ ENTRY %main (p0: f32[8], p1: f32[8]) -> (f32[8], f32[4]) {
   %r = f32[8]{0} add(%cd, %dn2)
   ROOT %out = (f32[8]{0}, f32[4]{0}) tuple(%r, %rsd)
 }
-"#;
+"#
+);
 
 #[test]
 fn every_split_of_async_chains_gives_the_sequential_parse() {
