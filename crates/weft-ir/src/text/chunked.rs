@@ -180,80 +180,84 @@ const LINE_COST_IN_BYTES: f64 = 180.0;
 /// The chunks each worker parses, in text order, or none when splitting would
 /// not pay.
 ///
-/// The cost of the text up to a body's end `C` counts its bytes and lines (see
-/// [`LINE_COST_IN_BYTES`]; lines are taken as evenly spread over the body). The
-/// main parser reads the text up to the first chunk, of cost `c`, at
-/// `MAIN_PARSE_COST` a unit, then merges the rest at `MERGE_COST`, while `w`
-/// workers each parse a share `(C - c) / w`. The parse ends at about
-/// `max(MAIN_PARSE_COST·c + MERGE_COST·(C - c), (C - c) / w)`, least when the
-/// two are equal:
-/// `c / C = (1/w - MERGE_COST) / (MAIN_PARSE_COST - MERGE_COST + 1/w)`
-/// (the first chunk starting no earlier than the body). The body with the
-/// largest saving is split (the largest body is not always the best: one near
-/// the start of the text leaves the main parser waiting).
+/// Costs count bytes and lines (see [`LINE_COST_IN_BYTES`]; lines are taken as
+/// evenly spread over a body). The main parser reads at `MAIN_PARSE_COST` a
+/// unit and merges a worker's text at `MERGE_COST`; `w` workers parse the tail
+/// of a body in equal shares, one unit a unit each, going on from body to body.
+/// Going through the bodies in text order, the tail of cost `x` that the
+/// workers take from a body of cost `B` is the one with which the main parser
+/// and the workers finish the body together:
+/// `arrival + MAIN_PARSE_COST·(B - x) + MERGE_COST·x = workers_free + x / w`,
+/// where `arrival` is when the main parser reaches the body and `workers_free`
+/// when the workers are done with the bodies before (a body the workers reach
+/// late is left to the main parser, one they reach early goes to them whole).
+/// For a single body that is the share
+/// `(1/w - MERGE_COST) / (MAIN_PARSE_COST - MERGE_COST + 1/w)`
+/// of the text up to its end for the main parser.
 pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec<Chunk>> {
     if threads < 2 || u32::try_from(src.len()).is_err() {
         return Vec::new();
     }
-    let plan = |body: &Body| {
-        let workers = (threads - 1)
-            .min(MAX_WORKERS)
-            .min((body.end - body.start) / MIN_CHUNK_BYTES)
-            .max(1);
-        // The cost of the text up to the body, and of each byte of the body.
-        let cost_before = body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
-        let cost_per_byte =
-            1.0 + LINE_COST_IN_BYTES * body.lines as f64 / (body.end - body.start) as f64;
-        let total = cost_before + cost_per_byte * (body.end - body.start) as f64;
+    let most_workers = (threads - 1).min(MAX_WORKERS);
+    // Times in cost units: when the main parser is done with the text up to
+    // cost `main_at`, and when the workers are free.
+    let (mut main_time, mut main_at, mut workers_free) = (0.0f64, 0.0f64, 0.0f64);
+    // (first byte of the workers' tail, end of the body, workers).
+    let mut tails: Vec<(usize, usize, usize)> = Vec::new();
+    for body in bodies {
+        let bytes = body.end - body.start;
+        let workers = most_workers.min(bytes / MIN_CHUNK_BYTES).max(1);
         let per_worker = 1.0 / workers as f64;
-        let main_share =
-            ((per_worker - MERGE_COST) / (MAIN_PARSE_COST - MERGE_COST + per_worker)).max(0.0);
-        let into_body = ((total * main_share - cost_before) / cost_per_byte).max(0.0);
-        let first = (body.start + into_body as usize).min(body.end);
-        let main_cost = cost_before + cost_per_byte * (first - body.start) as f64;
-        let worker_cost = (total - main_cost) * per_worker;
-        let end = (MAIN_PARSE_COST * main_cost + MERGE_COST * (total - main_cost)).max(worker_cost);
-        let saving = total - end;
-        (
-            saving,
-            first,
-            (body.end - first) / workers,
-            workers,
-            body.end,
-        )
-    };
-    let Some((saving, first, share, workers, body_end)) =
-        bodies.iter().map(plan).max_by(|a, b| a.0.total_cmp(&b.0))
-    else {
-        return Vec::new();
-    };
-    if saving < MIN_CHUNK_BYTES as f64 {
+        let cost_before = body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
+        let cost_per_byte = 1.0 + LINE_COST_IN_BYTES * body.lines as f64 / bytes as f64;
+        let cost = cost_per_byte * bytes as f64;
+        let arrival = main_time + MAIN_PARSE_COST * (cost_before - main_at);
+        let tail = ((arrival + MAIN_PARSE_COST * cost - workers_free)
+            / (per_worker + MAIN_PARSE_COST - MERGE_COST))
+            .clamp(0.0, cost);
+        let first = body.end - ((tail / cost_per_byte) as usize).min(bytes);
+        main_at = cost_before + cost;
+        if body.end - first < MIN_CHUNK_BYTES {
+            main_time = arrival + MAIN_PARSE_COST * cost;
+            continue;
+        }
+        workers_free += tail * per_worker;
+        main_time =
+            (arrival + MAIN_PARSE_COST * (cost - tail) + MERGE_COST * tail).max(workers_free);
+        tails.push((first, body.end, workers));
+    }
+    // What one thread would take for the same text, against the plan.
+    let saving = MAIN_PARSE_COST * main_at - main_time;
+    if tails.is_empty() || saving < MIN_CHUNK_BYTES as f64 {
         return Vec::new();
     }
-    let chunks_per_worker = (share / MIN_CHUNK_BYTES).clamp(1, CHUNKS_PER_WORKER);
-    let chunk_len = share / chunks_per_worker;
     let bytes = src.as_bytes();
-    let line_start_after = |at: usize| -> Option<usize> {
-        let newline = at + memchr::memchr(b'\n', bytes.get(at..body_end)?)?;
-        let mut first = newline + 1;
-        while first < body_end && matches!(bytes[first], b' ' | b'\t') {
-            first += 1;
-        }
-        (first < body_end).then_some(first)
-    };
     // (worker, first byte of the chunk), in text order.
-    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(workers * chunks_per_worker);
-    for worker in 0..workers {
-        for k in 0..chunks_per_worker {
-            // The line after the cut point (the body's first line when the cut
-            // is its first byte, since the cut then follows the header's
-            // newline).
-            let at = (first + worker * share + k * chunk_len).saturating_sub(1);
-            let Some(start) = line_start_after(at) else {
-                continue;
-            };
-            if starts.last().is_none_or(|&(_, last)| start > last) {
-                starts.push((worker, start));
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    for (first, body_end, workers) in tails {
+        let line_start_after = |at: usize| -> Option<usize> {
+            let newline = at + memchr::memchr(b'\n', bytes.get(at..body_end)?)?;
+            let mut first = newline + 1;
+            while first < body_end && matches!(bytes[first], b' ' | b'\t') {
+                first += 1;
+            }
+            (first < body_end).then_some(first)
+        };
+        let share = (body_end - first) / workers;
+        let chunks_per_worker = (share / MIN_CHUNK_BYTES).clamp(1, CHUNKS_PER_WORKER);
+        let chunk_len = share / chunks_per_worker;
+        for worker in 0..workers {
+            for k in 0..chunks_per_worker {
+                // The line after the cut point (the body's first line when the
+                // cut is its first byte, since the cut then follows the
+                // header's newline).
+                let at = (first + worker * share + k * chunk_len).saturating_sub(1);
+                let Some(start) = line_start_after(at) else {
+                    continue;
+                };
+                if starts.last().is_none_or(|&(_, last)| start > last) {
+                    starts.push((worker, start));
+                }
             }
         }
     }
@@ -977,5 +981,37 @@ mod tests {
         let small = module(10);
         let small_body = survey_lines(&small).largest_body.expect("a body");
         assert!(plan_chunks(&small, &[small_body], 8).is_empty());
+    }
+
+    /// With two big bodies, the worker takes the tail of each, as much as it can
+    /// parse while the main parser reads and merges the rest.
+    #[test]
+    fn the_worker_takes_the_tail_of_each_big_body() {
+        let mut big = String::from("%big (p: f32[]) -> f32[] {\n");
+        for i in 0..40_000 {
+            big.push_str(&format!("  %b{i} = f32[] constant({i})\n"));
+        }
+        big.push_str("  ROOT %r = f32[] constant(0)\n}\n\n");
+        let text = module(40_000).replacen("ENTRY", &format!("{big}ENTRY"), 1);
+        let bodies = survey_lines(&text).splittable_bodies;
+        assert_eq!(bodies.len(), 2);
+        let workers = plan_chunks(&text, &bodies, 2);
+        assert_eq!(workers.len(), 1);
+        let starts: Vec<usize> = workers[0].iter().map(|c| c.start as usize).collect();
+        for body in &bodies {
+            let first = *starts
+                .iter()
+                .find(|&&s| body.start <= s && s < body.end)
+                .expect("a chunk in each body");
+            assert!(text[first..].starts_with("%b") || text[first..].starts_with("%c"));
+            // Both the main parser and the worker reach the body with the same
+            // time behind them, so each takes the share of one body alone.
+            let into_body = (first - body.start) as f64 / (body.end - body.start) as f64;
+            let expected = 1.0 - 1.15 / 1.84;
+            assert!(
+                (into_body - expected).abs() < 0.05,
+                "{into_body} vs {expected}"
+            );
+        }
     }
 }
