@@ -156,6 +156,13 @@ const TABLE_ORDER_MIN_NAMES: usize = 1 << 15;
 /// The table is filled in `2^TABLE_SLICES_LOG2` slices.
 const TABLE_SLICES_LOG2: u32 = 6;
 
+/// The table hash of the instruction stored as `index` (what the table needs
+/// to move entries when it grows).
+fn stored_hash(instrs: &EntityVec<Instr, InstrData>, index: u32) -> u64 {
+    let (base, id) = key_of(&instrs[Instr::new(index as usize)].name);
+    key_hash(base, id)
+}
+
 fn key_hash(base: &str, id: i64) -> u64 {
     let mut hasher = FxHasher::default();
     base.hash(&mut hasher);
@@ -212,8 +219,7 @@ impl InstrNameTable {
         }
         self.table
             .insert_unique(key.0.get(), instr.index() as u32, |&other| {
-                let (base, id) = key_of(&view[Instr::new(other as usize)].name);
-                key_hash(base, id)
+                stored_hash(view, other)
             });
     }
 
@@ -281,10 +287,6 @@ impl InstrNameTable {
             sorted[*at] = (hash, instr.index() as u32);
             *at += 1;
         }
-        let rehash = |&other: &u32| {
-            let (base, id) = key_of(&instrs[Instr::new(other as usize)].name);
-            key_hash(base, id)
-        };
         for (done, &(hash, index)) in sorted.iter().enumerate() {
             // Names are read only when two hashes meet, which keeps the walk
             // off the instructions (read in table order, they would miss the
@@ -304,7 +306,8 @@ impl InstrNameTable {
                 }
                 return false;
             }
-            self.table.insert_unique(hash, index, rehash);
+            self.table
+                .insert_unique(hash, index, |&other| stored_hash(instrs, other));
         }
         true
     }
@@ -373,8 +376,7 @@ impl InstrNameTable {
         let view: &EntityVec<Instr, InstrData> = instrs;
         self.table
             .insert_unique(hash, instr.index() as u32, |&other| {
-                let (b, i) = key_of(&view[Instr::new(other as usize)].name);
-                key_hash(b, i)
+                stored_hash(view, other)
             });
     }
 }
