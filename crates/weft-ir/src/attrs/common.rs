@@ -378,9 +378,7 @@ impl<'s> Parser<'s> {
             i += 1;
             if bytes.get(i) == Some(&b'"') {
                 let body_start = i + 1;
-                let length = bytes[body_start..]
-                    .iter()
-                    .position(|&c| c == b'"' || c == b'\\' || c == b'\n')?;
+                let length = memchr::memchr3(b'"', b'\\', b'\n', &bytes[body_start..])?;
                 if bytes[body_start + length] != b'"' {
                     return None;
                 }

@@ -310,12 +310,12 @@ impl<'s> Lexer<'s> {
     fn string_end(&self, start: usize) -> Option<usize> {
         let quote = self.src[start];
         let mut i = start + 1;
-        while i < self.src.len() {
+        while let Some(offset) = memchr::memchr3(quote, b'\\', b'\n', self.src.get(i..)?) {
+            i += offset;
             match self.src[i] {
                 b'\\' => i += 2,
-                c if c == quote => return Some(i + 1),
                 b'\n' => return None,
-                _ => i += 1,
+                _ => return Some(i + 1),
             }
         }
         None
