@@ -10,16 +10,22 @@ are called through `jaxlib._hlo`, as `../shared/notes/jax-baseline.md` §3 descr
 `--generate N` adds a synthetic N-line module made by `../shared/tools/make_big_hlo.py`;
 `--largest K` adds the K largest `.hlo` modules of `../shared/corpus/xla-hlo`.
 
-Each file is measured in fresh processes (one for weft, one for XLA), so the peak memory
-reported is that file's alone. Times are medians over `--repeat` runs. weft prints the long
-form (`weft fmt`'s default); XLA prints the same form (operand shapes and large constants
-on). Ratios are weft's throughput over XLA's: higher is better for weft. weft parses on
-every core by default (XLA's parser uses one); the "1 thread" column is weft's parse with
-`--threads 1`, measured in the same run.
+Each file is measured in `--rounds` rounds. A round runs weft (every core), weft
+(`--threads 1`) and XLA back to back, each in a fresh process that parses and prints the
+file `--repeat` times (median), so the peak memory reported is that file's alone. The
+machines this runs on are shared and their speed drifts over seconds: pairing weft with
+XLA round by round, and taking the median of the rounds' ratios, keeps a slow stretch from
+landing on one side only. The table gives median times over the rounds, the median ratio
+and, in brackets, the lowest and highest round's ratio. weft prints the long form (`weft
+fmt`'s default); XLA prints the same form (operand shapes and large constants on). Ratios
+are weft's throughput over XLA's: higher is better for weft. weft parses on every core by
+default (XLA's parser uses one); the "1 thread" columns are weft's parse with
+`--threads 1`.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,7 +74,10 @@ def main():
     parser.add_argument("files", nargs="*")
     parser.add_argument("--python", required=True, help="a Python interpreter with jax installed")
     parser.add_argument("--weft", default=os.path.join(ROOT, "target", "release", "weft"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="parses and prints per process (the median is taken)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds of weft, weft on one thread and XLA, back to back")
     parser.add_argument("--generate", type=int, default=0, help="add a synthetic module of N lines")
     parser.add_argument("--largest", type=int, default=0, help="add the K largest corpus modules")
     args = parser.parse_args()
@@ -89,24 +98,37 @@ def main():
         parser.error("no files: give FILE..., --generate or --largest")
 
     header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'1 thread':>10} {'XLA parse':>10} "
-              f"{'ratio':>6} {'1 thr.':>6} | "
-              f"{'weft print':>10} {'XLA print':>10} {'ratio':>6} | {'weft MB':>8} {'XLA MB':>8}")
+              f"{'ratio [range]':>17} {'1 thread [range]':>17} | "
+              f"{'weft print':>10} {'XLA print':>10} {'ratio [range]':>17} | {'weft MB':>8} {'XLA MB':>8}")
+    print(f"{args.rounds} rounds of weft, weft --threads 1 and XLA back to back; "
+          f"times are medians, ratios the median and range of the rounds' ratios")
     print(header)
     print("-" * len(header))
     for path in files:
         lines = sum(1 for _ in open(path))
-        w = weft_bench(args.weft, path, args.repeat)
-        x = xla_bench(args.python, path, args.repeat)
-        w1 = weft_bench(args.weft, path, args.repeat, threads=1)
+        rounds = []
+        for _ in range(args.rounds):
+            w = weft_bench(args.weft, path, args.repeat)
+            w1 = weft_bench(args.weft, path, args.repeat, threads=1)
+            x = xla_bench(args.python, path, args.repeat)
+            rounds.append((w, w1, x))
         name = os.path.basename(path)
         name = name if len(name) <= 44 else "…" + name[-43:]
-        print(f"{name:<44} {lines:>9} | {w['parse_ms']:>8.0f}ms {w1['parse_ms']:>8.0f}ms "
-              f"{x['parse_ms']:>8.0f}ms {x['parse_ms'] / w['parse_ms']:>5.1f}x "
-              f"{x['parse_ms'] / w1['parse_ms']:>5.1f}x | {w['print_ms']:>8.0f}ms {x['print_ms']:>8.0f}ms "
-              f"{x['print_ms'] / w['print_ms']:>5.1f}x | {w['peak_rss_bytes'] / 1e6:>8.0f} "
-              f"{x['peak_rss_bytes'] / 1e6:>8.0f}")
-        sys.stdout.flush()
 
+        def median(side, key):
+            return statistics.median(r[side][key] for r in rounds)
+
+        def ratio(side, key):
+            ratios = [r[2][key] / r[side][key] for r in rounds]
+            text = f"{statistics.median(ratios):.1f}x [{min(ratios):.1f}-{max(ratios):.1f}]"
+            return f"{text:>17}"
+
+        peak = lambda side: max(r[side]["peak_rss_bytes"] for r in rounds) / 1e6
+        print(f"{name:<44} {lines:>9} | {median(0, 'parse_ms'):>8.0f}ms {median(1, 'parse_ms'):>8.0f}ms "
+              f"{median(2, 'parse_ms'):>8.0f}ms {ratio(0, 'parse_ms')} {ratio(1, 'parse_ms')} | "
+              f"{median(0, 'print_ms'):>8.0f}ms {median(2, 'print_ms'):>8.0f}ms {ratio(0, 'print_ms')} | "
+              f"{peak(0):>8.0f} {peak(2):>8.0f}")
+        sys.stdout.flush()
 
 if __name__ == "__main__":
     main()
