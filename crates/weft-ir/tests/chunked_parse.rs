@@ -196,6 +196,26 @@ fn every_split_of_a_bad_module_gives_the_sequential_error() {
         ),
         // A bad async chain.
         ("chain", "async-done(%s)", "async-done(%s), calls=%add"),
+        // An operand named in another computation: a chunk that runs from
+        // one body into the next must not carry names over.
+        ("other body", "negate(f32[8]{0} %x)", "negate(%a)"),
+        // A parameter number given twice, in a small computation and in the
+        // entry, and a parameter beyond the signature.
+        (
+            "parameter",
+            "%b = f32[] parameter(1)",
+            "%b = f32[] parameter(0)",
+        ),
+        (
+            "entry parameter",
+            "%p1 = f32[8]{0} parameter(1)",
+            "%p1 = f32[8]{0} parameter(0)",
+        ),
+        (
+            "signature",
+            "%x = f32[8]{0} parameter(0)",
+            "%x = f32[8]{0} parameter(1)",
+        ),
     ];
     for (name, from, to) in cases {
         assert!(BODY.contains(from), "{name}");
@@ -357,4 +377,85 @@ fn corpus_modules_split_as_they_parse() {
         checked += 1;
     }
     eprintln!("{checked} corpus modules parse the same split and whole");
+}
+
+/// A module of `count` small computations, each calling the one before, and
+/// an entry calling the last.
+fn many_computations(count: usize) -> String {
+    let mut text = String::from("HloModule many\n\n");
+    for i in 0..count {
+        let call = if i == 0 {
+            format!("  %n{i} = f32[4]{{0}} negate(f32[4]{{0}} %a{i})")
+        } else {
+            format!(
+                "  %n{i} = f32[4]{{0}} call(f32[4]{{0}} %a{i}), to_apply=%c{}",
+                i - 1
+            )
+        };
+        text.push_str(&format!(
+            "%c{i} (a{i}: f32[4], b{i}: f32[4]) -> f32[4] {{\n  %a{i} = f32[4]{{0}} parameter(0)\n  %b{i} = f32[4]{{0}} parameter(1)\n{call}\n  %m{i} = f32[4]{{0}} multiply(%n{i}, %b{i}), metadata={{op_name=\"c{i}\"}}\n  ROOT %r{i} = f32[4]{{0}} add(%m{i}, %a{i})\n}}\n\n"
+        ));
+    }
+    let last = count - 1;
+    text.push_str(&format!(
+        "ENTRY %main (p: f32[4]) -> f32[4] {{\n  %p = f32[4]{{0}} parameter(0)\n  ROOT %c = f32[4]{{0}} call(%p, %p), to_apply=%c{last}\n}}\n"
+    ));
+    text
+}
+
+/// What a parse gives, without source spans: both printed forms and every
+/// instruction's name and computation, or the diagnostic.
+fn parsed_with_threads(text: &str, threads: usize) -> String {
+    match weft_ir::text::parse_with_threads(text, threads) {
+        Ok(m) => {
+            let mut out = print(&m, &PrintOptions::long());
+            out.push_str(&print(&m, &PrintOptions::short()));
+            for (instr, data) in m.instrs.iter() {
+                let _ = write!(out, "\n{} {} {:?}", instr.index(), data.name, data.parent);
+            }
+            out
+        }
+        Err(d) => format!("error: {d:?}"),
+    }
+}
+
+/// The planned parse of a module of many small computations (the workers
+/// take the tail of the text, chunks running from body to body) gives the
+/// sequential parse, good or bad, on any number of threads.
+#[test]
+fn planned_parse_of_many_computations_is_the_sequential_parse() {
+    let text = many_computations(9_000);
+    assert!(text.len() > 1536 << 10, "{}", text.len());
+    let cases = [
+        ("good", "", ""),
+        // Late in the text, in the workers' share.
+        (
+            "duplicate parameter",
+            "%b8500 = f32[4]{0} parameter(1)",
+            "%b8500 = f32[4]{0} parameter(0)",
+        ),
+        (
+            "other body",
+            "multiply(%n8700, %b8700)",
+            "multiply(%n8700, %b8699)",
+        ),
+        ("unknown callee", "to_apply=%c8799", "to_apply=%c8800"),
+        ("syntax", "add(%m8900, %a8900)", "add(%m8900 %a8900)"),
+    ];
+    for (name, from, to) in cases {
+        assert!(text.contains(from), "{name}");
+        let text = text.replacen(from, to, 1);
+        let expected = parsed_with_threads(&text, 1);
+        assert_eq!(
+            expected.starts_with("error"),
+            name != "good",
+            "{name}: {expected:.300}"
+        );
+        for threads in [2, 3, 5] {
+            assert!(
+                parsed_with_threads(&text, threads) == expected,
+                "{name}: {threads} threads differ from the sequential parse"
+            );
+        }
+    }
 }

@@ -1,29 +1,40 @@
-//! Parsing the largest computation body on several threads.
+//! Parsing a module's computation bodies on several threads.
 //!
-//! Real modules keep nearly all of their instructions in one computation (the
-//! entry of a training step runs to hundreds of thousands of lines), so the parser
-//! splits the largest body into chunks at line starts. The main parser reads the
-//! text up to the first chunk while worker threads parse the chunks: each worker
-//! takes a run of consecutive chunks, one after another, and runs the ordinary
-//! parser over each into a private module, a [`Fragment`], which it hands over as
-//! soon as it is done. When the main parser's instruction loop reaches a chunk's
-//! first byte exactly, it merges the fragment instruction by instruction instead
-//! of parsing those lines again; so the main parser merges one chunk while the
-//! worker parses the next, and waits at the end only for the last, small one.
+//! Some modules keep nearly all of their instructions in one computation (the
+//! entry of a training step runs to hundreds of thousands of lines); others are
+//! hundreds of computations of a few dozen lines. The parser cuts the text into
+//! chunks at instruction lines: the tail of each big body ([`plan_chunks`]), or
+//! the tail of the whole text when no body is big ([`plan_text`]), where a chunk
+//! runs on from body to body. The main parser reads the text up to the first
+//! chunk while worker threads parse the chunks: each worker takes a run of
+//! consecutive chunks, one after another, and runs the ordinary parser over
+//! each into a private module, a [`Fragment`], which it hands over as soon as
+//! it is done. A fragment holds one *segment* per body the chunk reaches into:
+//! the worker parses instruction lines up to the body's `}`, then goes on at
+//! the first instruction of the next body; the text between (the `}` and the
+//! next computation's header) is left to the main parser. When the main
+//! parser's instruction loop reaches a segment's first byte exactly, it merges
+//! the segment instruction by instruction instead of parsing those lines again;
+//! so the main parser merges one chunk while the worker parses the next, and
+//! waits at the end only for the last, small one.
 //!
 //! Invariants:
 //! - the module, the source map and every diagnostic are exactly those of the
 //!   sequential parse. A worker knows nothing of the text before its chunk, so
 //!   what it cannot decide alone is settled at merge, in text order:
-//!   - an operand named before the chunk is an *outside* placeholder, resolved by
-//!     name in the main parser's scope when the merge first meets it;
+//!   - an operand named before the segment is an *outside* placeholder, resolved
+//!     by name in the main parser's scope when the merge first meets it; each
+//!     segment has placeholders of its own, since names do not carry over from
+//!     one computation to the next;
 //!   - a computation is referred to by name and resolved as the sequential parser
 //!     resolves it at that point;
 //!   - a declared operand shape (`f32[8]{0} %x` in long-form text) is taken as an
 //!     *assumption* about an outside operand and checked against its real shape;
+//!   - a parameter is merged only if its computation has no parameter of that
+//!     number yet;
 //!   - an instruction whose parse read anything else from outside (an outside
-//!     operand's shape with no declared shape, an inferred result shape, a
-//!     parameter, an async chain traced back out of the chunk or through a
+//!     operand's shape with no declared shape, an inferred result shape, an
+//!     async chain traced back out of the chunk or through a
 //!     loop, an async op that changes its computation, a nested or generated
 //!     name, a new computation) is a *hole*: the main parser parses its line
 //!     itself when the merge reaches it, and the worker treats the hole's result
@@ -104,6 +115,8 @@ pub(crate) struct LineSurvey {
     pub largest_body: Option<Body>,
     /// Every top-level body big enough to split, in text order.
     pub splittable_bodies: Vec<Body>,
+    /// Every top-level body, in text order.
+    pub bodies: Vec<Body>,
 }
 
 /// Counts lines and finds the top-level computation bodies worth splitting.
@@ -113,6 +126,7 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
         newlines: 0,
         largest_body: None,
         splittable_bodies: Vec::new(),
+        bodies: Vec::new(),
     };
     // The open body: its `{`, its first byte and the line count there.
     let mut open: Option<(usize, usize, usize)> = None;
@@ -134,6 +148,7 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
                 if body.end - body.start >= MIN_SPLIT_BODY_BYTES {
                     survey.splittable_bodies.push(body);
                 }
+                survey.bodies.push(body);
                 if survey
                     .largest_body
                     .is_none_or(|largest| largest.end - largest.start < body.end - body.start)
@@ -267,6 +282,99 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec
     chunks_for_workers(&starts)
 }
 
+/// The smallest text worth sharing out with workers when no body is big
+/// enough to split alone. Measured on corpus modules, parsing each in a fresh
+/// process (as `weft fmt` does), alternating one and two threads: modules of
+/// 0.3–0.8 MB parsed 15–20% slower with a worker (starting it and faulting in
+/// its memory cost about 1 ms), 1.7–3 MB about as fast, 4 MB 10–20% faster;
+/// parsed again in the same process, modules from 0.6 MB on parsed 1.35–1.55×
+/// faster.
+const MIN_SHARED_TEXT_BYTES: usize = 1536 << 10;
+
+/// A worker parses a module of many computations this much slower per line
+/// than the main parser: each chunk starts a parser of its own, and an operand
+/// named before the chunk is looked up again at the merge (measured on torax:
+/// the worker spent 1.2–1.3× the main parser's time per line).
+const WORKER_TEXT_COST: f64 = 1.2;
+
+/// The chunks each worker parses for a module none of whose bodies is big
+/// enough to split alone (see [`plan_chunks`]): the workers take the tail of
+/// the whole text, cut at line starts of bodies into chunks that each run on
+/// through as many bodies as they reach. The main parser reads the text before
+/// the tail, and merges the workers' segments as it reaches them. With `w`
+/// workers and the text's cost `T` (bytes and lines), the tail's cost `x` is
+/// the one with which both finish together:
+/// `(T - x) + MERGE_COST·x = WORKER_TEXT_COST·x / w`.
+pub(crate) fn plan_text(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec<Chunk>> {
+    if threads < 2 || src.len() < MIN_SHARED_TEXT_BYTES || u32::try_from(src.len()).is_err() {
+        return Vec::new();
+    }
+    let Some(last) = bodies.last() else {
+        return Vec::new();
+    };
+    let workers = (threads - 1).min(MAX_WORKERS);
+    // The cost of the text before `body.start`, and of each byte of the body.
+    let cost_before =
+        |body: &Body| body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
+    let cost_per_byte = |body: &Body| {
+        1.0 + LINE_COST_IN_BYTES * body.lines as f64 / (body.end - body.start).max(1) as f64
+    };
+    let total = cost_before(last) + cost_per_byte(last) * (last.end - last.start) as f64;
+    let tail = total / (1.0 - MERGE_COST + WORKER_TEXT_COST / workers as f64);
+    let chunk_cost = (tail / (workers * CHUNKS_PER_WORKER) as f64).max(MIN_CHUNK_BYTES as f64);
+    let bytes = src.as_bytes();
+    // The first instruction line at or after the point of cost `cost`.
+    let line_at = |cost: f64| -> Option<usize> {
+        let from = bodies.partition_point(|body| {
+            cost_before(body) + cost_per_byte(body) * (body.end - body.start) as f64 <= cost
+        });
+        for body in &bodies[from..] {
+            let into = ((cost - cost_before(body)) / cost_per_byte(body)).max(0.0) as usize;
+            let mut at = body.start + into.min(body.end - body.start);
+            if at > body.start {
+                // The line after the one the point falls in.
+                at += memchr::memchr(b'\n', &bytes[at..body.end]).map_or(body.end - at, |n| n + 1);
+            }
+            while at < body.end && matches!(bytes[at], b' ' | b'\t') {
+                at += 1;
+            }
+            if at < body.end {
+                return Some(at);
+            }
+        }
+        None
+    };
+    let cuts = (tail / chunk_cost).ceil() as usize;
+    let per_worker = cuts.div_ceil(workers);
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    for k in 0..cuts {
+        let Some(start) = line_at(total - tail + k as f64 * chunk_cost) else {
+            break;
+        };
+        if starts.last().is_none_or(|&(_, last)| start > last) {
+            starts.push((k / per_worker, start));
+        }
+    }
+    chunks_for_workers(&starts)
+}
+
+/// The first byte of each body's first line that is not blank, in text order:
+/// where the main parser's first token in the body is when the line holds an
+/// instruction.
+pub(crate) fn body_starts(src: &str, bodies: &[Body]) -> Vec<u32> {
+    let bytes = src.as_bytes();
+    bodies
+        .iter()
+        .filter_map(|body| {
+            let mut first = body.start;
+            while first < body.end && matches!(bytes[first], b' ' | b'\t') {
+                first += 1;
+            }
+            (first < body.end).then_some(first as u32)
+        })
+        .collect()
+}
+
 /// The chunks of each worker from `(worker, first byte)` pairs in increasing
 /// byte order: each chunk runs up to the next one, the last to the end of its
 /// body.
@@ -295,8 +403,11 @@ pub(crate) fn parse_module<'s>(
     if let Some(body) = survey.largest_body {
         parser.largest_body = Some((body.open as u32, body.lines));
     }
-    let workers = plan_chunks(parser.src, &survey.splittable_bodies, threads);
-    parse_module_in_chunks(parser, &workers)
+    let mut workers = plan_chunks(parser.src, &survey.splittable_bodies, threads);
+    if workers.is_empty() {
+        workers = plan_text(parser.src, &survey.bodies, threads);
+    }
+    parse_module_in_chunks(parser, &workers, &body_starts(parser.src, &survey.bodies))
 }
 
 /// Parses the module with each worker thread parsing its chunks (text order
@@ -304,6 +415,7 @@ pub(crate) fn parse_module<'s>(
 pub(crate) fn parse_module_in_chunks<'s>(
     parser: &mut Parser<'s>,
     workers: &[Vec<Chunk>],
+    body_starts: &[u32],
 ) -> PResult<()> {
     if workers.is_empty() {
         return parser.module();
@@ -317,7 +429,10 @@ pub(crate) fn parse_module_in_chunks<'s>(
             let (senders, pending): (Vec<_>, Vec<_>) = chunks
                 .iter()
                 .map(|chunk| {
-                    let (sender, receiver) = mpsc::channel();
+                    // One fragment goes through each: a one-slot channel
+                    // allocates one slot, where an unbounded one allocates
+                    // (and zeroes) room for 31 fragments.
+                    let (sender, receiver) = mpsc::sync_channel(1);
                     let pending = PendingFragment {
                         start: chunk.start,
                         receiver,
@@ -339,7 +454,8 @@ pub(crate) fn parse_module_in_chunks<'s>(
                         }
                         // The main parser may have passed this chunk without
                         // merging it; the next may still be merged.
-                        let _ = sender.send(parse_chunk(src, chunk, record_spans, cancel));
+                        let _ =
+                            sender.send(parse_chunk(src, chunk, body_starts, record_spans, cancel));
                     }
                     // Frees the merged fragments here rather than on the main
                     // parser's time.
@@ -357,6 +473,9 @@ pub(crate) fn parse_module_in_chunks<'s>(
         // Workers whose chunk the main parser never reached stop early.
         cancel.store(true, Ordering::Relaxed);
         parser.fragments.clear();
+        if let Some(open) = parser.open_fragment.take() {
+            open.close();
+        }
         result
     })
 }
@@ -405,22 +524,40 @@ pub(crate) struct Fragment<'s> {
     module: Module,
     spans: SourceMap,
     name_keys: Vec<Option<crate::names::NameKey>>,
+    /// The instructions of every segment, in text order.
     items: Vec<Item<'s>>,
+    /// The part of each body the chunk covers, in text order.
+    segments: Vec<Segment>,
     outside: FxHashMap<Instr, &'s str>,
     comp_refs: FxHashMap<Comp, &'s str>,
     assumed: FxHashMap<Instr, Shape>,
     /// The start of each async op's chain, as the worker recorded it.
     chain_starts: FxHashMap<Instr, Instr>,
+}
+
+/// The instructions of one body that a chunk covers. Segments share nothing:
+/// each has its own outside placeholders and computation placeholders.
+#[derive(Clone)]
+struct Segment {
+    /// Its first byte: the chunk's start, or the first instruction of a body.
+    start: u32,
+    /// Its instructions in the fragment's items.
+    items: std::ops::Range<usize>,
     root: Option<Instr>,
-    /// Where the main parser continues after the fragment: the first byte of
+    /// Where the main parser continues after the segment: the first byte of
     /// the instruction the worker stopped before (or of the body's `}`).
     end: u32,
 }
 
-/// A worker: parses the instructions of `chunk` into a fragment.
+/// A worker: parses the instructions of `chunk` into a fragment, one segment
+/// per body the chunk reaches into. At the `}` closing a body, the worker goes
+/// on at the first instruction of the next body (`body_starts`) if that is
+/// still before the chunk's stop; the main parser parses the text in between
+/// (the `}` and the next computation's header) itself.
 fn parse_chunk<'s>(
     src: &'s str,
     chunk: Chunk,
+    body_starts: &[u32],
     record_spans: bool,
     cancel: &AtomicBool,
 ) -> Fragment<'s> {
@@ -430,23 +567,81 @@ fn parse_chunk<'s>(
     p.record_spans = record_spans;
     p.seek(chunk.start as usize);
     p.chunk = Some(Box::default());
-    let body = p.m.add_comp("");
     let mut names = crate::text::parser::ScopeNames::default();
     names.reserve(estimated_lines, &p.m.instrs);
-    p.scopes.push(Scope {
-        comp: body,
-        names,
-        synthetic: Default::default(),
-        root: None,
-    });
     let mut items = Vec::with_capacity(estimated_lines);
-    let end = loop {
+    let mut segments = Vec::new();
+    let mut outside = FxHashMap::default();
+    let mut comp_refs = FxHashMap::default();
+    let mut segment_start = chunk.start;
+    loop {
+        let body = p.m.add_comp("");
+        p.scopes.push(Scope {
+            comp: body,
+            names,
+            synthetic: Default::default(),
+            root: None,
+        });
+        let first_item = items.len();
+        let end = parse_segment(&mut p, src, stop, &mut items, cancel);
+        let mut scope = p.scopes.pop().expect("pushed above");
+        segments.push(Segment {
+            start: segment_start,
+            items: first_item..items.len(),
+            root: scope.root,
+            end,
+        });
+        // Names outside one body are not those outside the next.
+        let state = p.chunk.as_deref_mut().expect("a worker");
+        outside.extend(state.outside.drain().map(|(name, instr)| (instr, name)));
+        comp_refs.extend(state.comp_refs.drain().map(|(name, comp)| (comp, name)));
+        let next_body = body_starts
+            .get(body_starts.partition_point(|&start| start <= end))
+            .copied();
+        match next_body {
+            Some(next)
+                if p.at(Tok::RBrace)
+                    && (next as usize) < stop
+                    && !cancel.load(Ordering::Relaxed) =>
+            {
+                p.seek(next as usize);
+                segment_start = next;
+                scope.names.clear();
+                names = scope.names;
+            }
+            _ => break,
+        }
+    }
+    let state = p.chunk.take().expect("a worker");
+    Fragment {
+        items,
+        segments,
+        outside,
+        comp_refs,
+        assumed: state.assumed,
+        chain_starts: std::mem::take(&mut p.chain_starts),
+        spans: std::mem::take(&mut p.spans),
+        name_keys: std::mem::take(&mut p.name_keys),
+        module: std::mem::replace(&mut p.m, Module::new("")),
+    }
+}
+
+/// Parses the instruction lines of one body from the parser's position up to
+/// `stop`, the body's `}` or the end of the text; returns where it stopped.
+fn parse_segment<'s>(
+    p: &mut Parser<'s>,
+    src: &'s str,
+    stop: usize,
+    items: &mut Vec<Item<'s>>,
+    cancel: &AtomicBool,
+) -> u32 {
+    loop {
         let start = p.tok.start;
         if start as usize >= stop || p.at(Tok::RBrace) || p.at(Tok::Eof) {
-            break start;
+            return start;
         }
-        if items.len() % 1024 == 0 && cancel.load(Ordering::Relaxed) {
-            break start;
+        if items.len().is_multiple_of(1024) && cancel.load(Ordering::Relaxed) {
+            return start;
         }
         let instrs_before = p.m.instrs.len();
         let comps_before = p.m.comps.len();
@@ -466,8 +661,8 @@ fn parse_chunk<'s>(
             });
             match next_line_start(src, start as usize) {
                 Some(next) if next < stop => p.seek(next),
-                Some(next) => break next as u32,
-                None => break src.len() as u32,
+                Some(next) => return next as u32,
+                None => return src.len() as u32,
             }
             continue;
         };
@@ -481,7 +676,6 @@ fn parse_chunk<'s>(
             || p.m.comps.len() - comps_before != state.comp_refs.len() - refs_before
             // Sugared async ops change the computation their chain wraps.
             || data.attrs.as_async().is_some_and(|a| a.sugar_opcode.is_some())
-            || data.opcode == Opcode::Parameter
             // Names that the parser's `<opcode>.anon` counter must see in order.
             || data.name.contains(".anon");
         let name = state.last_name;
@@ -498,20 +692,6 @@ fn parse_chunk<'s>(
             name,
             hole,
         });
-    };
-    let scope = p.scopes.pop().expect("pushed above");
-    let state = p.chunk.take().expect("a worker");
-    Fragment {
-        items,
-        outside: state.outside.into_iter().map(|(n, i)| (i, n)).collect(),
-        comp_refs: state.comp_refs.into_iter().map(|(n, c)| (c, n)).collect(),
-        assumed: state.assumed,
-        chain_starts: std::mem::take(&mut p.chain_starts),
-        root: scope.root,
-        end,
-        spans: std::mem::take(&mut p.spans),
-        name_keys: std::mem::take(&mut p.name_keys),
-        module: std::mem::replace(&mut p.m, Module::new("")),
     }
 }
 
@@ -632,48 +812,114 @@ struct HandleMap {
     shapes: Vec<Option<Shape>>,
 }
 
+/// A fragment the main parser has received and whose segments it merges as it
+/// reaches them.
+pub(crate) struct OpenFragment<'s> {
+    fragment: Fragment<'s>,
+    /// The next segment to merge.
+    next: usize,
+    /// Fragment handles → the main module's; the segments' handles are
+    /// disjoint, so one map serves them all.
+    map: HandleMap,
+    give_back: mpsc::Sender<Fragment<'s>>,
+}
+
+impl OpenFragment<'_> {
+    /// Hands the fragment back to its worker to be freed there (if the worker
+    /// is gone, it is freed here).
+    fn close(self) {
+        let _ = self.give_back.send(self.fragment);
+    }
+}
+
 /// The main side: merging fragments.
 impl<'s> Parser<'s> {
-    /// Whether the instruction loop is at the first byte of a worker's chunk;
-    /// drops fragments the main parser has passed without landing on them.
+    /// Whether the instruction loop is at the first byte of a segment a worker
+    /// parsed; drops segments and fragments the main parser has passed without
+    /// landing on them.
     pub(crate) fn at_fragment(&mut self) -> bool {
-        while let Some(next) = self.fragments.front() {
+        loop {
+            if let Some(open) = &mut self.open_fragment {
+                match open.fragment.segments.get(open.next) {
+                    Some(segment) if self.tok.start < segment.start => return false,
+                    Some(segment) if self.tok.start == segment.start => {
+                        if self.scopes.len() == 1 {
+                            return true;
+                        }
+                        open.next += 1;
+                    }
+                    Some(_) => open.next += 1,
+                    None => {
+                        if let Some(open) = self.open_fragment.take() {
+                            open.close();
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(next) = self.fragments.front() else {
+                return false;
+            };
             if self.tok.start < next.start {
                 return false;
             }
-            if self.tok.start == next.start && self.scopes.len() == 1 {
-                return true;
+            let landed = self.tok.start == next.start && self.scopes.len() == 1;
+            let pending = self.fragments.pop_front().expect("looked at above");
+            if !landed {
+                continue;
             }
-            self.fragments.pop_front();
+            // A worker that is gone leaves the text to the main parser.
+            let Ok(fragment) = pending.receiver.recv() else {
+                return false;
+            };
+            self.open_fragment = Some(OpenFragment {
+                map: HandleMap {
+                    instrs: vec![None; fragment.module.instrs.len()],
+                    comps: vec![None; fragment.module.comps.len()],
+                    shapes: vec![None; fragment.module.shapes.len()],
+                },
+                fragment,
+                next: 0,
+                give_back: pending.give_back,
+            });
         }
-        false
     }
 
-    /// Merges the fragment starting here (see the module docs), then leaves the
+    /// Merges the segment starting here (see the module docs), then leaves the
     /// parser where the sequential parse must continue.
     pub(crate) fn merge_fragment(&mut self) -> PResult<()> {
-        let Some(pending) = self.fragments.pop_front() else {
+        let Some(mut open) = self.open_fragment.take() else {
             return Ok(());
         };
-        let Ok(mut fragment) = pending.receiver.recv() else {
+        let Some(segment) = open.fragment.segments.get(open.next).cloned() else {
+            open.close();
             return Ok(());
         };
-        let mut map = HandleMap {
-            instrs: vec![None; fragment.module.instrs.len()],
-            comps: vec![None; fragment.module.comps.len()],
-            shapes: vec![None; fragment.module.shapes.len()],
-        };
-        let items = std::mem::take(&mut fragment.items);
-        let mut resume = fragment.end;
+        open.next += 1;
+        let items = std::mem::take(&mut open.fragment.items);
+        let result = self.merge_segment(&mut open, &items[segment.items.clone()], &segment);
+        open.fragment.items = items;
+        self.open_fragment = Some(open);
+        result
+    }
+
+    fn merge_segment(
+        &mut self,
+        open: &mut OpenFragment<'s>,
+        items: &[Item<'s>],
+        segment: &Segment,
+    ) -> PResult<()> {
+        let (fragment, map) = (&mut open.fragment, &mut open.map);
+        let mut resume = segment.end;
         for (k, item) in items.iter().enumerate() {
             if item.hole {
                 self.seek(item.start as usize);
                 let instr = self.instruction()?;
-                let next = items.get(k + 1).map_or(fragment.end, |next| next.start);
+                let next = items.get(k + 1).map_or(segment.end, |next| next.start);
                 let assumption_holds = item.instr.is_none_or(|hole| {
                     map.instrs[hole.index()] = Some(instr);
                     fragment.assumed.get(&hole).is_none_or(|&assumed| {
-                        self.remap_shape(&fragment.module.shapes, &mut map, assumed)
+                        self.remap_shape(&fragment.module.shapes, map, assumed)
                             == self.m.shape_of(instr)
                     })
                 });
@@ -683,16 +929,12 @@ impl<'s> Parser<'s> {
                 }
                 continue;
             }
-            if self.merge_instr(&mut fragment, &mut map, item).is_none() {
+            if self.merge_instr(fragment, map, segment, item).is_none() {
                 resume = item.start;
                 break;
             }
         }
         self.seek(resume as usize);
-        // Its worker frees what is left of it (if the worker is gone, it is
-        // freed here).
-        fragment.items = items;
-        let _ = pending.give_back.send(fragment);
         Ok(())
     }
 
@@ -702,6 +944,7 @@ impl<'s> Parser<'s> {
         &mut self,
         fragment: &mut Fragment<'s>,
         map: &mut HandleMap,
+        segment: &Segment,
         item: &Item<'s>,
     ) -> Option<()> {
         let worker_instr = item.instr?;
@@ -715,7 +958,14 @@ impl<'s> Parser<'s> {
             self.resolve_comp(fragment, map, callee)?;
         }
 
-        let is_root = fragment.root == Some(worker_instr);
+        // A parameter number the computation has already is the sequential
+        // parser's error to report.
+        if let Attrs::Parameter(parameter) = &data.attrs
+            && self.scope_has_param(parameter.number)
+        {
+            return None;
+        }
+        let is_root = segment.root == Some(worker_instr);
         let scope = self.scopes.last_mut()?;
         if is_root && scope.root.is_some() {
             return None;
@@ -872,7 +1122,10 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests {
-    use super::{CHUNKS_PER_WORKER, Chunk, MIN_SPLIT_BODY_BYTES, plan_chunks, survey_lines};
+    use super::{
+        CHUNKS_PER_WORKER, Chunk, MIN_SHARED_TEXT_BYTES, MIN_SPLIT_BODY_BYTES, body_starts,
+        plan_chunks, plan_text, survey_lines,
+    };
 
     fn module(body_lines: usize) -> String {
         let mut text = String::from(
@@ -1017,5 +1270,81 @@ mod tests {
                 "{into_body} vs {expected}"
             );
         }
+    }
+
+    /// A module of `count` small computations, each calling the one before.
+    fn many_computations(count: usize) -> String {
+        let mut text = String::from("HloModule many\n\n");
+        for i in 0..count {
+            text.push_str(&format!(
+                "%c{i} (a: f32[]) -> f32[] {{\n  %a{i} = f32[] parameter(0)\n  %n{i} = f32[] negate(%a{i})\n  ROOT %r{i} = f32[] add(%n{i}, %a{i})\n}}\n\n"
+            ));
+        }
+        text.push_str("ENTRY %main (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n  ROOT %c = f32[] call(%p), to_apply=%c0\n}\n");
+        text
+    }
+
+    /// The workers take the tail of a text of many small computations: chunks
+    /// start at instruction lines, in text order, each running to the next;
+    /// with one worker the first is where the main parser's reading of the text
+    /// before it and merging of the rest take as long as the worker's parse.
+    #[test]
+    fn the_workers_take_the_tail_of_a_text_of_small_computations() {
+        let text = many_computations(20_000);
+        assert!(text.len() >= MIN_SHARED_TEXT_BYTES);
+        let survey = survey_lines(&text);
+        assert!(survey.splittable_bodies.is_empty());
+        assert_eq!(survey.bodies.len(), 20_001);
+        let starts = body_starts(&text, &survey.bodies);
+        assert!(
+            starts
+                .iter()
+                .all(|&s| text[..s as usize].ends_with(" {\n  "))
+        );
+        assert!(plan_text(&text, &survey.bodies, 1).is_empty());
+
+        let check = |workers: &[Vec<Chunk>]| -> Vec<Chunk> {
+            let chunks: Vec<Chunk> = workers.iter().flatten().copied().collect();
+            for (k, chunk) in chunks.iter().enumerate() {
+                let start = chunk.start as usize;
+                assert!(text[..start].ends_with("\n  "), "{start}");
+                assert!(text[start..].starts_with('%') || text[start..].starts_with("ROOT"));
+                assert_eq!(chunk.stop, chunks.get(k + 1).map_or(u32::MAX, |c| c.start));
+                assert!(chunk.start < chunk.stop);
+            }
+            chunks
+        };
+        let workers = plan_text(&text, &survey.bodies, 2);
+        assert_eq!(workers.len(), 1);
+        let chunks = check(&workers);
+        assert!(chunks.len() > 1 && chunks.len() <= CHUNKS_PER_WORKER);
+        // The cost is spread evenly, so the main parser reads the share
+        // 1 - 1 / (1 - 0.31 + 1.2) of the text.
+        let expected = text.len() as f64 * (1.0 - 1.0 / 1.89);
+        let first = chunks[0].start as f64;
+        assert!(
+            (first - expected).abs() < expected / 20.0,
+            "{first} vs {expected}"
+        );
+
+        // Three workers share a longer tail, each a run of chunks in text order.
+        let workers = plan_text(&text, &survey.bodies, 4);
+        assert_eq!(workers.len(), 3);
+        check(&workers);
+        let firsts: Vec<usize> = workers.iter().map(|w| w[0].start as usize).collect();
+        assert!(firsts.windows(2).all(|pair| pair[0] < pair[1]));
+        let expected = text.len() as f64 * (1.0 - 1.0 / (1.0 - 0.31 + 0.4));
+        assert!((firsts[0] as f64 - expected).abs() < expected / 10.0);
+        let share = (text.len() - firsts[0]) / 3;
+        for pair in firsts.windows(2) {
+            assert!(
+                (pair[1] - pair[0]).abs_diff(share) < share / 10,
+                "{firsts:?}"
+            );
+        }
+
+        // A small text is parsed on one thread.
+        let small = many_computations(100);
+        assert!(plan_text(&small, &survey_lines(&small).bodies, 8).is_empty());
     }
 }

@@ -492,7 +492,7 @@ impl<'s> Parser<'s> {
         self.m.add_instr(data)
     }
 
-    fn scope_has_param(&self, number: i64) -> bool {
+    pub(crate) fn scope_has_param(&self, number: i64) -> bool {
         let Some(scope) = self.scopes.last() else {
             return false;
         };

@@ -44,8 +44,9 @@ pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagno
 }
 
 /// Parses HLO text on at most `threads` threads (1 parses sequentially). A large
-/// module's biggest computation is split into chunks parsed by worker threads;
-/// the module and any diagnostic are the same whatever `threads` is.
+/// module's big computation bodies, or the tail of a large module of many small
+/// computations, are cut into chunks parsed by worker threads; the module and
+/// any diagnostic are the same whatever `threads` is.
 pub fn parse_with_threads(source: &str, threads: usize) -> Result<Module, Diagnostic> {
     // No source map is kept, which saves memory and time. A diagnostic may
     // point at an earlier definition through it, so a failed parse is repeated
@@ -99,7 +100,8 @@ pub fn parse_split_at(
     let workers = chunked::chunks_for_workers(&by_worker);
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
-    chunked::parse_module_in_chunks(&mut parser, &workers)?;
+    let body_starts = chunked::body_starts(source, &survey.bodies);
+    chunked::parse_module_in_chunks(&mut parser, &workers, &body_starts)?;
     Ok(parser.into_parts())
 }
 

@@ -431,7 +431,7 @@ impl<'s> Parser<'s> {
             if self.at(Tok::Eof) {
                 return Err(self.error("expected '}' closing the computation, found end of input"));
             }
-            if !self.fragments.is_empty() && self.at_fragment() {
+            if (!self.fragments.is_empty() || self.open_fragment.is_some()) && self.at_fragment() {
                 self.merge_fragment()?;
                 continue;
             }

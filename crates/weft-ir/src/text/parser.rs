@@ -175,6 +175,8 @@ pub(crate) struct Parser<'s> {
     pub chunk: Option<Box<crate::text::chunked::ChunkState<'s>>>,
     /// On the main parser: the chunks workers are parsing, in text order.
     pub fragments: VecDeque<crate::text::chunked::PendingFragment<'s>>,
+    /// On the main parser: the fragment whose bodies it is merging.
+    pub open_fragment: Option<crate::text::chunked::OpenFragment<'s>>,
 }
 
 /// The largest name map (in entries) kept for reuse when its computation ends.
@@ -222,6 +224,7 @@ impl<'s> Parser<'s> {
             callers: Vec::new(),
             chunk: None,
             fragments: VecDeque::new(),
+            open_fragment: None,
         }
     }
 
