@@ -16,7 +16,10 @@
 //! parser's instruction loop reaches a segment's first byte exactly, it merges
 //! the segment instruction by instruction instead of parsing those lines again;
 //! so the main parser merges one chunk while the worker parses the next, and
-//! waits at the end only for the last, small one.
+//! waits at the end only for the last, small one. A chunk the worker has not
+//! started on when the main parser gets there (a busy machine may keep a
+//! worker from running) is the main parser's to read itself: whoever claims
+//! it first parses it.
 //!
 //! Invariants:
 //! - the module, the source map and every diagnostic are exactly those of the
@@ -51,7 +54,8 @@
 //!   sequentially from there.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::mpsc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -407,7 +411,12 @@ pub(crate) fn parse_module<'s>(
     if workers.is_empty() {
         workers = plan_text(parser.src, &survey.bodies, threads);
     }
-    parse_module_in_chunks(parser, &workers, &body_starts(parser.src, &survey.bodies))
+    parse_module_in_chunks(
+        parser,
+        &workers,
+        &body_starts(parser.src, &survey.bodies),
+        Stealing::Allowed,
+    )
 }
 
 /// Parses the module with each worker thread parsing its chunks (text order
@@ -416,6 +425,7 @@ pub(crate) fn parse_module_in_chunks<'s>(
     parser: &mut Parser<'s>,
     workers: &[Vec<Chunk>],
     body_starts: &[u32],
+    stealing: Stealing,
 ) -> PResult<()> {
     if workers.is_empty() {
         return parser.module();
@@ -433,12 +443,17 @@ pub(crate) fn parse_module_in_chunks<'s>(
                     // allocates one slot, where an unbounded one allocates
                     // (and zeroes) room for 31 fragments.
                     let (sender, receiver) = mpsc::sync_channel(1);
+                    let claim = Arc::new(AtomicU8::new(match stealing {
+                        Stealing::Allowed => UNCLAIMED,
+                        Stealing::Forbidden => CLAIMED_BY_WORKER,
+                    }));
                     let pending = PendingFragment {
                         start: chunk.start,
                         receiver,
                         give_back: give_back.clone(),
+                        claim: claim.clone(),
                     };
-                    (sender, pending)
+                    ((sender, claim), pending)
                 })
                 .unzip();
             // Only the pending fragments hold senders now, so the worker's wait
@@ -448,9 +463,22 @@ pub(crate) fn parse_module_in_chunks<'s>(
             let worker = std::thread::Builder::new()
                 .name("weft-parse".to_string())
                 .spawn_scoped(scope, move || {
-                    for (&chunk, sender) in chunks.iter().zip(senders) {
+                    for (&chunk, (sender, claim)) in chunks.iter().zip(senders) {
                         if cancel.load(Ordering::Relaxed) {
                             break;
+                        }
+                        if claim
+                            .compare_exchange(
+                                UNCLAIMED,
+                                CLAIMED_BY_WORKER,
+                                Ordering::AcqRel,
+                                Ordering::Acquire,
+                            )
+                            .is_err_and(|owner| owner == CLAIMED_BY_MAIN)
+                        {
+                            // The main parser got there first and reads the
+                            // chunk itself.
+                            continue;
                         }
                         // The main parser may have passed this chunk without
                         // merging it; the next may still be merged.
@@ -480,10 +508,28 @@ pub(crate) fn parse_module_in_chunks<'s>(
     })
 }
 
+/// Whether the main parser may parse a chunk itself when it gets there before
+/// the worker has started on it: a busy machine may keep a worker from running
+/// for a while, and the main parser had better read on than wait. The
+/// differential tests forbid it, so that every chunk they choose is merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stealing {
+    Allowed,
+    Forbidden,
+}
+
+/// Who parses a chunk: nobody yet, its worker, or the main parser.
+const UNCLAIMED: u8 = 0;
+const CLAIMED_BY_WORKER: u8 = 1;
+const CLAIMED_BY_MAIN: u8 = 2;
+
 /// A fragment a worker is still parsing.
 pub(crate) struct PendingFragment<'s> {
     /// The first byte of the worker's chunk.
     pub start: u32,
+    /// Who parses the chunk: the worker takes it when it starts on it, the
+    /// main parser when it gets there first.
+    claim: Arc<AtomicU8>,
     receiver: mpsc::Receiver<Fragment<'s>>,
     /// Takes the fragment back to its worker once merged, to be freed there
     /// (once the worker has parsed all its chunks) rather than on the main
@@ -865,7 +911,16 @@ impl<'s> Parser<'s> {
             }
             let landed = self.tok.start == next.start && self.scopes.len() == 1;
             let pending = self.fragments.pop_front().expect("looked at above");
-            if !landed {
+            let worker_has_it = pending
+                .claim
+                .compare_exchange(
+                    UNCLAIMED,
+                    CLAIMED_BY_MAIN,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_err();
+            if !landed || !worker_has_it {
                 continue;
             }
             // A worker that is gone leaves the text to the main parser.

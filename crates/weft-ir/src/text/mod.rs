@@ -101,7 +101,12 @@ pub fn parse_split_at(
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
     let body_starts = chunked::body_starts(source, &survey.bodies);
-    chunked::parse_module_in_chunks(&mut parser, &workers, &body_starts)?;
+    chunked::parse_module_in_chunks(
+        &mut parser,
+        &workers,
+        &body_starts,
+        chunked::Stealing::Forbidden,
+    )?;
     Ok(parser.into_parts())
 }
 
