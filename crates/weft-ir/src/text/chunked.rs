@@ -438,15 +438,13 @@ pub(crate) fn parse_module_in_chunks<'s>(
             let (give_back, given_back) = mpsc::channel::<Fragment<'_>>();
             let (senders, pending): (Vec<_>, Vec<_>) = chunks
                 .iter()
-                .map(|chunk| {
+                .enumerate()
+                .map(|(k, chunk)| {
                     // One fragment goes through each: a one-slot channel
                     // allocates one slot, where an unbounded one allocates
                     // (and zeroes) room for 31 fragments.
                     let (sender, receiver) = mpsc::sync_channel(1);
-                    let claim = Arc::new(AtomicU8::new(match stealing {
-                        Stealing::Allowed => UNCLAIMED,
-                        Stealing::Forbidden => CLAIMED_BY_WORKER,
-                    }));
+                    let claim = Arc::new(AtomicU8::new(stealing.first_claim(k)));
                     let pending = PendingFragment {
                         start: chunk.start,
                         receiver,
@@ -516,6 +514,25 @@ pub(crate) fn parse_module_in_chunks<'s>(
 pub(crate) enum Stealing {
     Allowed,
     Forbidden,
+    /// Each worker's first, third, … chunk is the main parser's from the
+    /// start: the worker skips it and the main parser reads it.
+    #[cfg(test)]
+    MainTakesEveryOther,
+}
+
+impl Stealing {
+    /// Who has a worker's `index`th chunk before anyone starts.
+    #[cfg_attr(not(test), allow(unused_variables))]
+    fn first_claim(self, index: usize) -> u8 {
+        match self {
+            Stealing::Allowed => UNCLAIMED,
+            Stealing::Forbidden => CLAIMED_BY_WORKER,
+            #[cfg(test)]
+            Stealing::MainTakesEveryOther if index.is_multiple_of(2) => CLAIMED_BY_MAIN,
+            #[cfg(test)]
+            Stealing::MainTakesEveryOther => CLAIMED_BY_WORKER,
+        }
+    }
 }
 
 /// Who parses a chunk: nobody yet, its worker, or the main parser.
@@ -1401,5 +1418,33 @@ mod tests {
         // A small text is parsed on one thread.
         let small = many_computations(100);
         assert!(plan_text(&small, &survey_lines(&small).bodies, 8).is_empty());
+    }
+
+    /// Chunks the main parser claimed are skipped by their worker and read by
+    /// the main parser, and the worker's other chunks are still merged: the
+    /// parse is the sequential one.
+    #[test]
+    fn chunks_the_main_parser_claims_are_read_by_it() {
+        use super::{Stealing, parse_module_in_chunks};
+        use crate::text::parser::Parser;
+        let text = many_computations(2_000);
+        let survey = survey_lines(&text);
+        let starts = body_starts(&text, &survey.bodies);
+        let parse = |workers: &[Vec<Chunk>], stealing| {
+            let mut parser = Parser::with_capacity(&text, survey.newlines);
+            parse_module_in_chunks(&mut parser, workers, &starts, stealing).expect("parses");
+            let (module, _) = parser.into_parts();
+            crate::text::print(&module, &crate::text::PrintOptions::long())
+        };
+        let sequential = parse(&[], Stealing::Forbidden);
+        // Two workers, each with four chunks of many bodies.
+        let cuts: Vec<(usize, usize)> = (0..8)
+            .map(|k| (k / 4, starts[200 + 200 * k] as usize))
+            .collect();
+        let workers = super::chunks_for_workers(&cuts);
+        assert_eq!(workers.len(), 2);
+        assert_eq!(parse(&workers, Stealing::MainTakesEveryOther), sequential);
+        assert_eq!(parse(&workers, Stealing::Forbidden), sequential);
+        assert_eq!(parse(&workers, Stealing::Allowed), sequential);
     }
 }
