@@ -729,7 +729,7 @@ mod tests {
         let mut p = Parser::new(text);
         let g = p.replica_groups()?;
         if !p.at(Tok::Eof) {
-            return Err(p.error("trailing text"));
+            return Err(p.error("trailing text").into());
         }
         Ok(g)
     }

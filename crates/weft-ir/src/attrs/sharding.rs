@@ -987,7 +987,7 @@ mod tests {
         let mut p = Parser::new(text);
         let s = p.sharding()?;
         if !p.at(Tok::Eof) {
-            return Err(p.error("trailing text"));
+            return Err(p.error("trailing text").into());
         }
         Ok(s)
     }

@@ -15,7 +15,7 @@ use crate::literal::Literal;
 use crate::module::{Comp, Instr};
 use crate::shape::Shape;
 use crate::text::lexer::Tok;
-use crate::text::parser::{PResult, Parser};
+use crate::text::parser::{PResult, ParseError, Parser};
 
 /// A parsed attribute value.
 #[derive(Clone, Debug)]
@@ -203,18 +203,21 @@ impl<'s> Bag<'s> {
         self.entries.iter().find(|e| e.value.is_some())
     }
 
-    fn missing(&self, name: &str) -> Diagnostic {
+    fn missing(&self, name: &str) -> ParseError {
         let at = if self.site == Span::default() {
             self.end
         } else {
             self.site
         };
-        Diagnostic::error(at, format!("attribute {name} is expected but not seen"))
-            .with_label(format!("needs {name}="))
+        ParseError::from(Diagnostic::error(
+            at,
+            format!("attribute {name} is expected but not seen"),
+        ))
+        .with_label(format!("needs {name}="))
     }
 
-    fn wrong(span: Span, name: &str, what: &str) -> Diagnostic {
-        Diagnostic::error(span, format!("attribute {name} expects {what}"))
+    fn wrong(span: Span, name: &str, what: &str) -> ParseError {
+        Diagnostic::error(span, format!("attribute {name} expects {what}")).into()
     }
 
     pub fn int(&mut self, name: &str) -> PResult<Option<i64>> {
@@ -359,7 +362,7 @@ impl<'s> Bag<'s> {
         }
     }
 
-    pub fn missing_error(&self, name: &str) -> Diagnostic {
+    pub fn missing_error(&self, name: &str) -> ParseError {
         self.missing(name)
     }
 }

@@ -124,7 +124,7 @@ pub fn parse_shape(
             .map(|_| shape)
     });
     std::mem::swap(&mut parser.m.shapes, shapes);
-    result
+    Ok(result?)
 }
 
 /// Parses one sharding written in HLO text (`{devices=[8,1]<=[8]}`,

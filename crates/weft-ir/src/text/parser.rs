@@ -34,7 +34,40 @@ use crate::text::lexer::{Lexer, Tok, Token};
 use crate::text::source_map::SourceMap;
 
 /// The result of a parse step.
-pub(crate) type PResult<T> = Result<T, Diagnostic>;
+pub(crate) type PResult<T> = Result<T, ParseError>;
+
+/// Why a parse step failed: its diagnostic, boxed. A line goes through dozens
+/// of parse steps, each returning through `?`, so their results are kept a
+/// word or two wide rather than the width of a diagnostic.
+#[derive(Debug)]
+pub(crate) struct ParseError(Box<Diagnostic>);
+
+impl ParseError {
+    /// Adds a label under the caret.
+    pub fn with_label(mut self, label: impl Into<String>) -> ParseError {
+        self.0.label = Some(label.into());
+        self
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> ParseError {
+        self.0.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<Diagnostic> for ParseError {
+    fn from(diagnostic: Diagnostic) -> ParseError {
+        ParseError(Box::new(diagnostic))
+    }
+}
+
+impl From<ParseError> for Diagnostic {
+    fn from(error: ParseError) -> Diagnostic {
+        *error.0
+    }
+}
+
 
 /// Names declared in one computation being parsed.
 pub(crate) struct Scope {
@@ -330,9 +363,9 @@ impl<'s> Parser<'s> {
     }
 
     /// An error at the current token.
-    pub fn error(&self, message: impl Into<String>) -> Diagnostic {
+    pub fn error(&self, message: impl Into<String>) -> ParseError {
         if self.tok.kind == Tok::Error && self.cur_text().starts_with("/*") {
-            return Diagnostic::error(self.span(), "unterminated /* comment")
+            return ParseError::from(Diagnostic::error(self.span(), "unterminated /* comment"))
                 .with_label("this comment is never closed")
                 .with_hint("close it with */");
         }
@@ -342,12 +375,12 @@ impl<'s> Parser<'s> {
         } else if self.tok.kind == Tok::Eof {
             d = d.with_label("unexpected end of input");
         }
-        d
+        d.into()
     }
 
     /// An error at `span`.
-    pub fn error_at(&self, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::error(span, message)
+    pub fn error_at(&self, span: Span, message: impl Into<String>) -> ParseError {
+        Diagnostic::error(span, message).into()
     }
 
     /// A description of the current token for "expected X, found Y" messages.
