@@ -68,7 +68,6 @@ impl From<ParseError> for Diagnostic {
     }
 }
 
-
 /// Names declared in one computation being parsed.
 pub(crate) struct Scope {
     pub comp: Comp,
