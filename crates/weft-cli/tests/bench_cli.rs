@@ -1,13 +1,10 @@
 //! `weft bench`: the report's fields and its errors.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
+mod common;
+
+use common::{Scratch, example};
 
 /// The number after `"key": ` in a one-line JSON object.
 fn field(json: &str, key: &str) -> f64 {
@@ -67,9 +64,8 @@ fn table_report_has_a_column_per_phase() {
 
 #[test]
 fn a_file_that_does_not_parse_fails_with_its_location() {
-    let dir = std::env::temp_dir().join(format!("weft-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    let file = dir.join("bad.hlo");
+    let scratch = Scratch::new("bench", "bad");
+    let file = scratch.join("bad.hlo");
     std::fs::write(
         &file,
         "HloModule m\n\nENTRY %e {\n  %p = f32[] parameter(0\n}\n",
@@ -80,7 +76,6 @@ fn a_file_that_does_not_parse_fails_with_its_location() {
         .arg(&file)
         .output()
         .expect("weft runs");
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stderr = String::from_utf8(output.stderr).expect("UTF-8");
     assert!(stderr.contains("bad.hlo:5:1"), "{stderr}");

@@ -6,12 +6,12 @@
 
 #![cfg(feature = "mpi")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
 
-use common::Scratch;
+use common::{Scratch, example};
 use weft_ir::ElementType;
 use weft_runtime::Tensor;
 use weft_runtime::random::SplitMix64;
@@ -61,12 +61,6 @@ fn launcher() -> Option<Vec<&'static str>> {
     } else {
         Vec::new()
     })
-}
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
 }
 
 fn weft() -> &'static str {

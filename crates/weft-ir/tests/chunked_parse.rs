@@ -13,14 +13,20 @@ mod corpus;
 
 use corpus::{corpus_dir, read, rows};
 
+/// A module printed in the long form, then in the short form.
+fn long_and_short(m: &weft_ir::Module) -> String {
+    let mut out = print(m, &PrintOptions::long());
+    out.push_str(&print(m, &PrintOptions::short()));
+    out
+}
+
 /// Everything a parse produces, as text to compare.
 fn outcome(result: Result<(weft_ir::Module, SourceMap), weft_ir::Diagnostic>) -> String {
     let (m, spans) = match result {
         Ok(parsed) => parsed,
         Err(d) => return format!("error: {d:?}"),
     };
-    let mut out = print(&m, &PrintOptions::long());
-    out.push_str(&print(&m, &PrintOptions::short()));
+    let mut out = long_and_short(&m);
     // The generic form shows every async op's wrapped computation.
     out.push_str(&print(
         &m,
@@ -408,8 +414,7 @@ fn many_computations(count: usize) -> String {
 fn parsed_with_threads(text: &str, threads: usize) -> String {
     match weft_ir::text::parse_with_threads(text, threads) {
         Ok(m) => {
-            let mut out = print(&m, &PrintOptions::long());
-            out.push_str(&print(&m, &PrintOptions::short()));
+            let mut out = long_and_short(&m);
             for (instr, data) in m.instrs.iter() {
                 let _ = write!(out, "\n{} {} {:?}", instr.index(), data.name, data.parent);
             }

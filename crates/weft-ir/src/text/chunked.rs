@@ -111,25 +111,67 @@ pub(crate) struct Body {
     pub lines: usize,
 }
 
+impl Body {
+    /// The cost (bytes and lines, see [`LINE_COST_IN_BYTES`]) of the text
+    /// before the body.
+    fn cost_before(&self) -> f64 {
+        self.start as f64 + LINE_COST_IN_BYTES * self.lines_before as f64
+    }
+
+    /// The cost of each of its bytes, its lines taken as evenly spread.
+    fn cost_per_byte(&self) -> f64 {
+        1.0 + LINE_COST_IN_BYTES * self.lines as f64 / (self.end - self.start).max(1) as f64
+    }
+
+    /// The cost of the text up to its end.
+    fn cost_to_end(&self) -> f64 {
+        self.cost_before() + self.cost_per_byte() * (self.end - self.start) as f64
+    }
+}
+
+/// The first byte from `at` on, before `end`, that is not a space or a tab.
+fn skip_blanks(bytes: &[u8], mut at: usize, end: usize) -> usize {
+    while at < end && matches!(bytes[at], b' ' | b'\t') {
+        at += 1;
+    }
+    at
+}
+
 /// What the lines of a text look like, from one pass over its bytes.
 pub(crate) struct LineSurvey {
     /// The number of `\n` bytes.
     pub newlines: usize,
-    /// The largest top-level body.
-    pub largest_body: Option<Body>,
-    /// Every top-level body big enough to split, in text order.
-    pub splittable_bodies: Vec<Body>,
     /// Every top-level body, in text order.
     pub bodies: Vec<Body>,
 }
 
-/// Counts lines and finds the top-level computation bodies worth splitting.
+impl LineSurvey {
+    /// The largest top-level body (the first of the largest).
+    pub fn largest_body(&self) -> Option<Body> {
+        self.bodies.iter().copied().reduce(|largest, body| {
+            if body.end - body.start > largest.end - largest.start {
+                body
+            } else {
+                largest
+            }
+        })
+    }
+
+    /// Every top-level body big enough to split, in text order.
+    pub fn splittable_bodies(&self) -> Vec<Body> {
+        self.bodies
+            .iter()
+            .copied()
+            .filter(|body| body.end - body.start >= MIN_SPLIT_BODY_BYTES)
+            .collect()
+    }
+}
+
+/// Counts lines and finds the top-level computation bodies.
 pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let bytes = src.as_bytes();
     let mut survey = LineSurvey {
         newlines: 0,
-        largest_body: None,
-        splittable_bodies: Vec::new(),
         bodies: Vec::new(),
     };
     // The open body: its `{`, its first byte and the line count there.
@@ -142,23 +184,13 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
                 let Some((brace, start, header_line)) = open.take() else {
                     return;
                 };
-                let body = Body {
+                survey.bodies.push(Body {
                     open: brace,
                     start,
                     end: line_start,
                     lines_before: header_line + 1,
                     lines: survey.newlines - header_line - 1,
-                };
-                if body.end - body.start >= MIN_SPLIT_BODY_BYTES {
-                    survey.splittable_bodies.push(body);
-                }
-                survey.bodies.push(body);
-                if survey
-                    .largest_body
-                    .is_none_or(|largest| largest.end - largest.start < body.end - body.start)
-                {
-                    survey.largest_body = Some(body);
-                }
+                });
             }
             Some(b' ' | b'\t' | b'\r') | None => {}
             Some(_) => {
@@ -230,8 +262,8 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec
         let bytes = body.end - body.start;
         let workers = most_workers.min(bytes / MIN_CHUNK_BYTES).max(1);
         let per_worker = 1.0 / workers as f64;
-        let cost_before = body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
-        let cost_per_byte = 1.0 + LINE_COST_IN_BYTES * body.lines as f64 / bytes as f64;
+        let cost_before = body.cost_before();
+        let cost_per_byte = body.cost_per_byte();
         let cost = cost_per_byte * bytes as f64;
         let arrival = main_time + MAIN_PARSE_COST * (cost_before - main_at);
         let tail = ((arrival + MAIN_PARSE_COST * cost - workers_free)
@@ -259,10 +291,7 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec
     for (first, body_end, workers) in tails {
         let line_start_after = |at: usize| -> Option<usize> {
             let newline = at + memchr::memchr(b'\n', bytes.get(at..body_end)?)?;
-            let mut first = newline + 1;
-            while first < body_end && matches!(bytes[first], b' ' | b'\t') {
-                first += 1;
-            }
+            let first = skip_blanks(bytes, newline + 1, body_end);
             (first < body_end).then_some(first)
         };
         let share = (body_end - first) / workers;
@@ -317,31 +346,21 @@ pub(crate) fn plan_text(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec<C
         return Vec::new();
     };
     let workers = (threads - 1).min(MAX_WORKERS);
-    // The cost of the text before `body.start`, and of each byte of the body.
-    let cost_before =
-        |body: &Body| body.start as f64 + LINE_COST_IN_BYTES * body.lines_before as f64;
-    let cost_per_byte = |body: &Body| {
-        1.0 + LINE_COST_IN_BYTES * body.lines as f64 / (body.end - body.start).max(1) as f64
-    };
-    let total = cost_before(last) + cost_per_byte(last) * (last.end - last.start) as f64;
+    let total = last.cost_to_end();
     let tail = total / (1.0 - MERGE_COST + WORKER_TEXT_COST / workers as f64);
     let chunk_cost = (tail / (workers * CHUNKS_PER_WORKER) as f64).max(MIN_CHUNK_BYTES as f64);
     let bytes = src.as_bytes();
     // The first instruction line at or after the point of cost `cost`.
     let line_at = |cost: f64| -> Option<usize> {
-        let from = bodies.partition_point(|body| {
-            cost_before(body) + cost_per_byte(body) * (body.end - body.start) as f64 <= cost
-        });
+        let from = bodies.partition_point(|body| body.cost_to_end() <= cost);
         for body in &bodies[from..] {
-            let into = ((cost - cost_before(body)) / cost_per_byte(body)).max(0.0) as usize;
+            let into = ((cost - body.cost_before()) / body.cost_per_byte()).max(0.0) as usize;
             let mut at = body.start + into.min(body.end - body.start);
             if at > body.start {
                 // The line after the one the point falls in.
                 at += memchr::memchr(b'\n', &bytes[at..body.end]).map_or(body.end - at, |n| n + 1);
             }
-            while at < body.end && matches!(bytes[at], b' ' | b'\t') {
-                at += 1;
-            }
+            let at = skip_blanks(bytes, at, body.end);
             if at < body.end {
                 return Some(at);
             }
@@ -370,10 +389,7 @@ pub(crate) fn body_starts(src: &str, bodies: &[Body]) -> Vec<u32> {
     bodies
         .iter()
         .filter_map(|body| {
-            let mut first = body.start;
-            while first < body.end && matches!(bytes[first], b' ' | b'\t') {
-                first += 1;
-            }
+            let first = skip_blanks(bytes, body.start, body.end);
             (first < body.end).then_some(first as u32)
         })
         .collect()
@@ -404,10 +420,10 @@ pub(crate) fn parse_module<'s>(
     survey: &LineSurvey,
     threads: usize,
 ) -> PResult<()> {
-    if let Some(body) = survey.largest_body {
+    if let Some(body) = survey.largest_body() {
         parser.largest_body = Some((body.open as u32, body.lines));
     }
-    let mut workers = plan_chunks(parser.src, &survey.splittable_bodies, threads);
+    let mut workers = plan_chunks(parser.src, &survey.splittable_bodies(), threads);
     if workers.is_empty() {
         workers = plan_text(parser.src, &survey.bodies, threads);
     }
@@ -761,10 +777,8 @@ fn parse_segment<'s>(
 /// The first non-blank byte of the line after the one containing `at`.
 fn next_line_start(src: &str, at: usize) -> Option<usize> {
     let bytes = src.as_bytes();
-    let mut next = at + memchr::memchr(b'\n', bytes.get(at..)?)? + 1;
-    while next < bytes.len() && matches!(bytes[next], b' ' | b'\t') {
-        next += 1;
-    }
+    let newline = at + memchr::memchr(b'\n', bytes.get(at..)?)?;
+    let next = skip_blanks(bytes, newline + 1, bytes.len());
     (next < bytes.len()).then_some(next)
 }
 
@@ -1215,7 +1229,7 @@ mod tests {
         let text = module(3);
         let survey = survey_lines(&text);
         assert_eq!(survey.newlines, text.matches('\n').count());
-        let body = survey.largest_body.expect("a body");
+        let body = survey.largest_body().expect("a body");
         assert!(text[body.start..].starts_with("  %c0 = "));
         assert!(text[body.end..].starts_with("}\n") && body.end == text.len() - 2);
         assert_eq!(&text[body.open..=body.open], "{");
@@ -1247,7 +1261,7 @@ mod tests {
     #[test]
     fn chunks_start_at_instruction_lines_of_the_body() {
         let text = module(150_000);
-        let body = survey_lines(&text).largest_body.expect("a body");
+        let body = survey_lines(&text).largest_body().expect("a body");
         assert!(body.end - body.start >= MIN_SPLIT_BODY_BYTES);
         assert!(plan_chunks(&text, &[body], 1).is_empty());
 
@@ -1297,7 +1311,7 @@ mod tests {
             "%small2 (a: f32[]) -> f32[] {\n  ROOT %a = f32[] parameter(0)\n}\n\n".repeat(60_000);
         let late = module(150_000).replacen("ENTRY", &format!("{tail}ENTRY"), 1);
         let late_body = *survey_lines(&late)
-            .splittable_bodies
+            .splittable_bodies()
             .last()
             .expect("a body");
         assert!(late_body.lines_before > late_body.lines);
@@ -1308,7 +1322,7 @@ mod tests {
         );
 
         let small = module(10);
-        let small_body = survey_lines(&small).largest_body.expect("a body");
+        let small_body = survey_lines(&small).largest_body().expect("a body");
         assert!(plan_chunks(&small, &[small_body], 8).is_empty());
     }
 
@@ -1322,7 +1336,7 @@ mod tests {
         }
         big.push_str("  ROOT %r = f32[] constant(0)\n}\n\n");
         let text = module(150_000).replacen("ENTRY", &format!("{big}ENTRY"), 1);
-        let bodies = survey_lines(&text).splittable_bodies;
+        let bodies = survey_lines(&text).splittable_bodies();
         assert_eq!(bodies.len(), 2);
         let workers = plan_chunks(&text, &bodies, 2);
         assert_eq!(workers.len(), 1);
@@ -1365,7 +1379,7 @@ mod tests {
         let text = many_computations(20_000);
         assert!(text.len() >= MIN_SHARED_TEXT_BYTES);
         let survey = survey_lines(&text);
-        assert!(survey.splittable_bodies.is_empty());
+        assert!(survey.splittable_bodies().is_empty());
         assert_eq!(survey.bodies.len(), 20_001);
         let starts = body_starts(&text, &survey.bodies);
         assert!(
