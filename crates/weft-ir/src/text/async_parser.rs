@@ -218,6 +218,7 @@ impl<'s> Parser<'s> {
         }
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
         self.return_bag(bag);
+        self.return_operand_spans(operand_spans);
         Ok(instr)
     }
 

@@ -50,8 +50,19 @@ impl<'s> Parser<'s> {
                 )
                 .with_hint("element type names and names starting with `__` are reserved"));
         }
-        self.expect(Tok::Equal, "'=' in instruction")?;
-        let instr = self.rhs(Some((name, name_span)), false)?;
+        // Most lines read `name = shape opcode(…)` with a shape seen before:
+        // its text is looked up without lexing its tokens.
+        let after_equal = self.tok.end as usize + 1;
+        let instr = if self.at(Tok::Equal)
+            && self.src.as_bytes().get(after_equal - 1) == Some(&b' ')
+            && let Some((shape, end)) = self.cached_shape_at(after_equal)
+        {
+            self.seek(end);
+            self.rhs_after_shape(Some((name, name_span)), Some(shape), false)?
+        } else {
+            self.expect(Tok::Equal, "'=' in instruction")?;
+            self.rhs(Some((name, name_span)), false)?
+        };
         if is_root {
             if self.scope().root.is_some() {
                 return Err(self.error_at(root_span, "one computation should have only one ROOT"));
@@ -145,17 +156,43 @@ impl<'s> Parser<'s> {
     /// `(operand, …)`; returns the operands, each operand's span and the `(` span.
     pub(crate) fn operand_list(&mut self) -> PResult<(Vec<Instr>, Vec<Span>, Span)> {
         let open = self.span();
+        // A nested instruction among the operands finds the storage taken and
+        // reads its own list into fresh vectors.
+        let mut operands = std::mem::take(&mut self.operand_storage);
+        let mut spans = std::mem::take(&mut self.operand_span_storage);
+        operands.clear();
+        spans.clear();
+        let read = self.operand_list_into(open, &mut operands, &mut spans);
+        let exact = operands.as_slice().to_vec();
+        self.operand_storage = operands;
+        read.map(|()| (exact, spans, open))
+    }
+
+    /// Gives the operand spans taken by [`operand_list`](Self::operand_list)
+    /// back for the next instruction.
+    pub(crate) fn return_operand_spans(&mut self, spans: Vec<Span>) {
+        if spans.capacity() > self.operand_span_storage.capacity() {
+            self.operand_span_storage = spans;
+        }
+    }
+
+    fn operand_list_into(
+        &mut self,
+        open: Span,
+        operands: &mut Vec<Instr>,
+        spans: &mut Vec<Span>,
+    ) -> PResult<()> {
         if self.at(Tok::LParen)
-            && let Some((operands, spans, end)) = self.scan_operand_list(open.start as usize)
+            && let Some(end) = self.scan_operand_list(open.start as usize, operands, spans)
         {
             self.seek(end);
-            return Ok((operands, spans, open));
+            return Ok(());
         }
+        operands.clear();
+        spans.clear();
         self.expect(Tok::LParen, "'(' at the beginning of operands")?;
-        let mut operands = Vec::new();
-        let mut spans = Vec::new();
         if self.eat(Tok::RParen) {
-            return Ok((operands, spans, open));
+            return Ok(());
         }
         loop {
             let start = self.span();
@@ -169,24 +206,27 @@ impl<'s> Parser<'s> {
                 continue;
             }
             self.expect(Tok::RParen, "',' or ')' in the operand list")?;
-            return Ok((operands, spans, open));
+            return Ok(());
         }
     }
 
     /// Reads an operand list the way XLA prints it — `(f32[2]{0} %a, %b)` with
     /// single spaces, `/*index=N*/` markers, names defined earlier and shapes
-    /// seen before — straight from the bytes. Anything else (nested
-    /// instructions, compact get-tuple-elements, unknown names, new shapes,
-    /// unusual spacing) returns `None` and is read token by token, which also
-    /// produces the errors.
-    fn scan_operand_list(&mut self, open: usize) -> Option<(Vec<Instr>, Vec<Span>, usize)> {
+    /// seen before — straight from the bytes, into `operands` and `spans`.
+    /// Anything else (nested instructions, compact get-tuple-elements, unknown
+    /// names, new shapes, unusual spacing) returns `None` and is read token by
+    /// token, which also produces the errors.
+    fn scan_operand_list(
+        &mut self,
+        open: usize,
+        operands: &mut Vec<Instr>,
+        spans: &mut Vec<Span>,
+    ) -> Option<usize> {
         let src = self.src;
         let bytes = src.as_bytes();
         let mut i = open + 1;
-        let mut operands = Vec::new();
-        let mut spans = Vec::new();
         if bytes.get(i) == Some(&b')') {
-            return Some((operands, spans, i + 1));
+            return Some(i + 1);
         }
         loop {
             let start = i;
@@ -230,7 +270,7 @@ impl<'s> Parser<'s> {
             operands.push(instr);
             spans.push(Span::new(start, i));
             match *bytes.get(i)? {
-                b')' => return Some((operands, spans, i + 1)),
+                b')' => return Some(i + 1),
                 b',' => {
                     i += 1;
                     if bytes.get(i) == Some(&b' ') {
@@ -478,6 +518,7 @@ impl<'s> Parser<'s> {
         );
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
         self.return_bag(bag);
+        self.return_operand_spans(operand_spans);
         Ok(instr)
     }
 

@@ -224,10 +224,12 @@ impl<'s> Lexer<'s> {
             // errors: the short form, which drops the `%`, could not re-read them).
             b'%' if !is_ident_start(self.byte(start + 1)) => (Tok::Error, start + 1),
             b'%' => {
-                let mut end = start + 1;
-                while is_ident_continue(self.byte(end)) {
-                    end += 1;
-                }
+                let mut end = start
+                    + 1
+                    + self.src[start + 1..]
+                        .iter()
+                        .position(|&c| !is_ident_continue(c))
+                        .unwrap_or(self.src.len() - start - 1);
                 // Names never swallow the `-` of a following `->`.
                 while end > start + 1 && self.byte(end - 1) == b'-' && self.byte(end) == b'>' {
                     end -= 1;

@@ -187,6 +187,13 @@ pub(crate) struct Parser<'s> {
     pub chain_starts: FxHashMap<Instr, Instr>,
     /// Storage reused by the attribute bag of each instruction.
     pub bag_storage: Vec<crate::text::attr_bag::Entry<'s>>,
+    /// Storage for the operand list being read, reused from one instruction
+    /// to the next: the list is copied out at its exact length, so the
+    /// instruction's own vector is allocated once and never grows.
+    pub operand_storage: Vec<Instr>,
+    /// The spans of the operands just read, reused in the same way (taken by
+    /// the instruction being parsed and given back when it is registered).
+    pub operand_span_storage: Vec<Span>,
     /// Emptied name maps of finished computations, reused by the next ones.
     pub spare_scope_names: Vec<ScopeNames>,
     /// Per instruction (by index), the table key of its written name, computed
@@ -248,6 +255,8 @@ impl<'s> Parser<'s> {
             depth: 0,
             chain_starts: FxHashMap::default(),
             bag_storage: Vec::new(),
+            operand_storage: Vec::new(),
+            operand_span_storage: Vec::new(),
             spare_scope_names: Vec::new(),
             record_spans: true,
             largest_body: None,

@@ -69,6 +69,15 @@ impl<'s> Parser<'s> {
         Ok(shape)
     }
 
+    /// The shape whose text starts at byte `start`, if that exact text has
+    /// been read before as a shape with layouts filled in, with the end of
+    /// its text.
+    pub(crate) fn cached_shape_at(&self, start: usize) -> Option<(Shape, usize)> {
+        let end = shape_text_end(self.src.as_bytes(), start)?;
+        let shape = *self.shape_cache[1].get(&self.src[start..end])?;
+        Some((shape, end))
+    }
+
     fn shape_uncached(&mut self, fill_layout: bool) -> PResult<Shape> {
         self.nested(|p| p.shape_tokens(fill_layout))
     }
@@ -401,40 +410,39 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
             None
         }
         b if b.is_ascii_lowercase() => {
-            let mut i = start;
-            while byte(i).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
-                i += 1;
-            }
-            if byte(i)? != b'[' {
+            // Every operand's shape comes through here: slices are scanned
+            // with iterators rather than indexed byte by byte.
+            let text = &src[start..src.len().min(start + LIMIT)];
+            let open = text
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))?;
+            if text[open] != b'[' {
                 return None;
             }
-            while byte(i)? != b']' {
-                if i - start > LIMIT {
-                    return None;
-                }
-                i += 1;
-            }
-            i += 1;
-            if byte(i) == Some(b'{') && byte(i + 1).is_some_and(|c| c.is_ascii_digit() || c == b':')
+            let end = open + text[open..].iter().position(|&c| c == b']')? + 1;
+            let layout = &text[end..];
+            if layout.first() != Some(&b'{')
+                || !layout
+                    .get(1)
+                    .is_some_and(|&c| c.is_ascii_digit() || c == b':')
             {
-                let mut depth = 0usize;
-                while i < src.len() && i - start < LIMIT {
-                    match src[i] {
-                        b'{' => depth += 1,
-                        b'}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return Some(i + 1);
-                            }
-                        }
-                        b'\n' => return None,
-                        _ => {}
-                    }
-                    i += 1;
-                }
-                return None;
+                return Some(start + end);
             }
-            Some(i)
+            let mut depth = 0usize;
+            for (k, &c) in layout.iter().enumerate() {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(start + end + k + 1);
+                        }
+                    }
+                    b'\n' => return None,
+                    _ => {}
+                }
+            }
+            None
         }
         _ => None,
     }
