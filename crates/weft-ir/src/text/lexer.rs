@@ -107,6 +107,18 @@ const IDENT_CONTINUE: [bool; 256] = {
     table
 };
 
+/// Bytes of a run of dimension labels before its `_`: `[0-9bf?]`.
+const DIM_LABEL_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_digit() || c == b'b' || c == b'f' || c == b'?';
+        b += 1;
+    }
+    table
+};
+
 #[inline]
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
@@ -327,11 +339,15 @@ impl<'s> Lexer<'s> {
     /// `[0-9bf?]` followed by `_`.
     #[inline]
     fn plausible_dim_labels(&self, start: usize) -> bool {
-        let run = self.src[start..]
-            .iter()
-            .position(|&c| !(c.is_ascii_digit() || c == b'b' || c == b'f' || c == b'?'))
-            .unwrap_or(self.src.len() - start);
-        run >= 2 && self.byte(start + run) == b'_'
+        // Every number and every identifier starting with `b` or `f` (`bf16`,
+        // `f32`, `broadcast`, …) comes through here: a plain loop over a
+        // table, since almost every run ends within a few bytes.
+        let rest = &self.src[start..];
+        let mut run = 0;
+        while run < rest.len() && DIM_LABEL_RUN[usize::from(rest[run])] {
+            run += 1;
+        }
+        run >= 2 && rest.get(run) == Some(&b'_')
     }
 
     /// Matches `[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}` at `start`.

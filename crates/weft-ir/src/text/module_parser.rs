@@ -248,7 +248,7 @@ impl<'s> Parser<'s> {
         }
         while self.at(Tok::Int) {
             let id = self.int()?;
-            let fields = self.int_fields(&[
+            let fields = self.int_fields([
                 "file_name_id",
                 "function_name_id",
                 "line",
@@ -273,7 +273,7 @@ impl<'s> Parser<'s> {
         }
         while self.at(Tok::Int) {
             let id = self.int()?;
-            let fields = self.int_fields(&["file_location_id", "parent_frame_id"])?;
+            let fields = self.int_fields(["file_location_id", "parent_frame_id"])?;
             frames.frames.push((
                 id,
                 StackFrame {
@@ -287,10 +287,19 @@ impl<'s> Parser<'s> {
     }
 
     /// `{a=1 b=2 …}` with exactly the named integer fields, in any order.
-    fn int_fields(&mut self, names: &[&str]) -> PResult<Vec<i64>> {
+    fn int_fields<const N: usize>(&mut self, names: [&str; N]) -> PResult<[i64; N]> {
+        // The stack-frame tables run to thousands of entries, nearly all
+        // printed as XLA prints them: those are read straight from the bytes.
+        if self.at(Tok::LBrace)
+            && let Some((values, end)) =
+                scan_int_fields(self.src.as_bytes(), self.tok.start as usize, &names)
+        {
+            self.seek(end);
+            return Ok(values);
+        }
         self.expect(Tok::LBrace, "'{'")?;
-        let mut values: Vec<Option<i64>> = vec![None; names.len()];
-        while !self.eat(Tok::RBrace) {
+        let mut values: [Option<i64>; N] = [None; N];
+        while !self.at(Tok::RBrace) {
             self.eat(Tok::Comma);
             let span = self.span();
             if !self.at(Tok::AttrName) {
@@ -305,13 +314,19 @@ impl<'s> Parser<'s> {
             self.bump();
             values[i] = Some(self.int()?);
         }
-        values
-            .iter()
-            .zip(names)
-            .map(|(v, n)| {
-                v.ok_or_else(|| self.error(format!("sub-attribute {n} is expected but not seen")))
-            })
-            .collect()
+        let close = self.span();
+        self.bump();
+        let mut fields = [0; N];
+        for ((field, value), name) in fields.iter_mut().zip(values).zip(names) {
+            *field = value.ok_or_else(|| {
+                self.error_at(
+                    close,
+                    format!("sub-attribute {name} is expected but not seen"),
+                )
+                .with_label(format!("{name}=… missing"))
+            })?;
+        }
+        Ok(fields)
     }
 
     /// `[ENTRY] name [(params) -> shape] { … } [, execution_thread="t"]`.
@@ -640,4 +655,32 @@ fn check_debug_log_modes(raw: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Reads `{a=1 b=2 …}` at `start` with exactly `names`, in that order, one
+/// space apart: the end of the text and the values, or `None` for anything
+/// else (read token by token, which also produces the errors).
+fn scan_int_fields<const N: usize>(
+    bytes: &[u8],
+    start: usize,
+    names: &[&str; N],
+) -> Option<([i64; N], usize)> {
+    let mut values = [0; N];
+    let mut i = start + 1;
+    for (k, name) in names.iter().enumerate() {
+        if k > 0 {
+            if bytes.get(i) != Some(&b' ') {
+                return None;
+            }
+            i += 1;
+        }
+        let rest = bytes.get(i..)?;
+        if !rest.starts_with(name.as_bytes()) || rest.get(name.len()) != Some(&b'=') {
+            return None;
+        }
+        let (value, end) = crate::text::parser::scan_int(bytes, i + name.len() + 1)?;
+        values[k] = value;
+        i = end;
+    }
+    (bytes.get(i) == Some(&b'}')).then_some((values, i + 1))
 }
