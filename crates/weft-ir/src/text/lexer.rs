@@ -95,29 +95,28 @@ pub struct Lexer<'s> {
     pos: usize,
 }
 
+/// A table saying, for each byte `c`, whether `$test` (an expression over `c`)
+/// holds: one load where the lexer's hot loops would test several ranges.
+macro_rules! byte_table {
+    ($c:ident => $test:expr) => {{
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let $c = b as u8;
+            table[b] = $test;
+            b += 1;
+        }
+        table
+    }};
+}
+
 /// Bytes that may continue an identifier: `[A-Za-z0-9_.-]`.
-const IDENT_CONTINUE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
-        b += 1;
-    }
-    table
-};
+const IDENT_CONTINUE: [bool; 256] =
+    byte_table!(c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-');
 
 /// Bytes of a run of dimension labels before its `_`: `[0-9bf?]`.
-const DIM_LABEL_RUN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_digit() || c == b'b' || c == b'f' || c == b'?';
-        b += 1;
-    }
-    table
-};
+const DIM_LABEL_RUN: [bool; 256] =
+    byte_table!(c => c.is_ascii_digit() || c == b'b' || c == b'f' || c == b'?');
 
 #[inline]
 fn is_ident_start(b: u8) -> bool {
