@@ -1,6 +1,6 @@
 //! Typed handles and the dense maps keyed by them.
 //!
-//! A handle is a `u32` newtype made by [`entity!`]. Handles are indices into an
+//! A handle is a `u32` newtype made by [`entity!`](crate::entity!). Handles are indices into an
 //! [`EntityVec`] owned by the [`Module`](crate::Module); they are never reused after
 //! the entity they name is removed from a computation, so a handle stays a valid,
 //! unambiguous name for the whole life of the module (XLA's schedule keys sequences by

@@ -45,8 +45,8 @@ pub struct InstrData {
     pub shape: Shape,
     /// Its operands, in order.
     pub operands: Vec<Instr>,
-    /// The computations it calls; their roles follow from the opcode (see
-    /// [`InstrData::callee_roles`]).
+    /// The computations it calls, in the order the opcode gives them their
+    /// roles (a while's condition then body, a conditional's branches, …).
     pub callees: Vec<Comp>,
     /// The opcode's attribute family.
     pub attrs: Attrs,

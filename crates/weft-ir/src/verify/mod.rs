@@ -5,18 +5,18 @@
 //! modules freely, and [`verify`] says afterwards whether the result is valid.
 //! It runs in stages, each in its own file:
 //!
-//! 1. [`handles`]: every operand, callee and control predecessor exists and
+//! 1. `handles`: every operand, callee and control predecessor exists and
 //!    belongs where it should, each instruction carries its opcode's attribute
 //!    family, and the call graph is acyclic. Later stages rely on these facts,
 //!    so verification stops here if any fails.
-//! 2. [`module_rules`]: unique names, the entry computation, computation
+//! 2. `module_rules`: unique names, the entry computation, computation
 //!    parameters and roots, callee signatures.
-//! 3. [`shapes`]: per opcode family, the result shape follows from the operands
+//! 3. `shapes`: per opcode family, the result shape follows from the operands
 //!    and attributes (XLA's `ShapeInference`), and operands have the types the
 //!    opcode needs.
-//! 4. [`async_rules`]: XLA's async rules R1–R14, with R12 (explicit buffers)
-//!    in [`buffers`] and R14 (collective deadlocks) in [`collective_deadlock`].
-//! 5. [`schedule`]: a scheduled module lists every live instruction once, after
+//! 4. `async_rules`: XLA's async rules R1–R14, with R12 (explicit buffers)
+//!    in `buffers` and R14 (collective deadlocks) in `collective_deadlock`.
+//! 5. `schedule`: a scheduled module lists every live instruction once, after
 //!    its operands.
 //!
 //! All errors are collected; each is tied to an instruction (or computation)
