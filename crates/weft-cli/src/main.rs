@@ -76,7 +76,7 @@ enum Command {
     /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first), takes
     /// its inputs from `.npy` files (--inputs, one per parameter) or seeded
     /// random values (--seed), evaluates every instruction, prints one summary
-    /// line per output and, with --out DIR, writes DIR/out<i>.npy. Exit status
+    /// line per output and, with --out DIR, writes DIR/outN.npy. Exit status
     /// 1 with the failing instruction named on any error.
     Run(run::RunArgs),
     /// Run a StableHLO test file as `stablehlo-translate --interpret

@@ -2,12 +2,10 @@
 //! and leaving it.
 //!
 //! Built with the `mpi` feature, a `weft run` that finds itself launched by
-//! an MPI launcher joins `MPI_COMM_WORLD` ([`MpiTransport`]); with more than
+//! an MPI launcher joins `MPI_COMM_WORLD` (`MpiTransport`); with more than
 //! one rank, each runs its block of the grid's devices and rank 0 reports.
 //! Without the feature, a launch with several ranks is refused: each
 //! process would run the whole grid on its own and print it again.
-//!
-//! [`MpiTransport`]: weft_runtime::devices::transport::mpi::MpiTransport
 
 use std::sync::Arc;
 

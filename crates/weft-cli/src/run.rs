@@ -46,13 +46,13 @@ pub struct RunArgs {
     /// The seed of the random inputs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write each output to DIR/out<i>.npy (a tuple result is flattened in
-    /// order).
+    /// Write output N to DIR/outN.npy, counting from 0 (a tuple result is
+    /// flattened in order).
     ///
-    /// On several devices: global inputs give global outputs, DIR/out<i>.npy
+    /// On several devices: global inputs give global outputs, DIR/outN.npy
     /// reassembled by the entry's result sharding; per-device inputs (any
     /// `*.shards.npy`, or random inputs of a program without shardings)
-    /// give DIR/out<i>.shards.npy, every device's value stacked on axis 0.
+    /// give DIR/outN.shards.npy, every device's value stacked on axis 0.
     /// An output whose sharding the program does not record is written per
     /// device too.
     #[arg(long, value_name = "DIR")]

@@ -7,7 +7,7 @@
 //!   encoded back with XLA's rounding;
 //! - [`npy`]: NumPy `.npy` files in and out (bf16 and the f8 family as their
 //!   bit patterns, the element type given by the caller);
-//! - [`evaluate`]: the evaluator, one device, every instruction in order;
+//! - [`evaluate`](mod@evaluate): the evaluator, one device, every instruction in order;
 //! - [`devices`]: a grid of devices as threads, their collectives and their
 //!   point-to-point transfers;
 //! - [`random`]: seeded inputs for programs run without any.

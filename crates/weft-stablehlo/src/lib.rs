@@ -4,7 +4,7 @@
 //!   arena ([`ir::Body`]), with types, attributes and locations;
 //! - [`ops`]: the op table (names, custom syntax, inherent attributes);
 //! - [`text`]: the MLIR text reader and writer;
-//! - [`verify`]: the verifier (structure, async ops, collectives);
+//! - [`verify`](mod@verify): the verifier (structure, async ops, collectives);
 //! - [`lower`]: the lowering to an HLO module, per device;
 //! - [`export`]: an HLO module as StableHLO, async chains as `async_start`;
 //! - [`future_origin`]: following a future back to its start;

@@ -17,7 +17,7 @@
 //!
 //! Transports here: [`LoopbackTransport`] (ranks that are threads of one
 //! process, connected by channels: the tests' stand-in for separate
-//! processes) and, with the `mpi` cargo feature, [`mpi::MpiTransport`].
+//! processes) and, with the `mpi` cargo feature, `mpi::MpiTransport`.
 
 use std::ops::Range;
 use std::sync::mpsc::{Receiver, Sender};

@@ -9,7 +9,7 @@
 //! - A function whose root is a tuple returns the tuple's elements, as the
 //!   importer's flattening does; `while` carries its tuple state as separate
 //!   values. Tuples that only feed `get-tuple-element`s are never built: a
-//!   tuple-shaped value is tracked element by element ([`Val::Tuple`]) and a
+//!   tuple-shaped value is tracked element by element (`Val::Tuple`) and a
 //!   `stablehlo.tuple` is written only where a single value is needed.
 //! - **Async**: the first-class pairs (`all-reduce-start`/`-done`,
 //!   `all-gather-start`/`-done`, `collective-permute-start`/`-done`) and generic

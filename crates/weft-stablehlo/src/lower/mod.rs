@@ -21,22 +21,22 @@
 //!   `custom_call @all-reduce-start`/`@…-done` — become one HLO async chain: the
 //!   first-class pair where XLA has one (all-reduce, all-gather,
 //!   collective-permute), else an `async-start`/`async-done` wrapping the
-//!   collective ([`collectives`]);
-//! - sharded programs become per-device programs ([`partition`]): every entry
+//!   collective (`collectives`);
+//! - sharded programs become per-device programs (`partition`): every entry
 //!   parameter and result has its per-device (local) shape, the body of an
 //!   `sdy.manual_computation` (or of the legacy `@SPMDFullToShardShape` /
 //!   `@SPMDShardToFullShape` bracket) is inlined, and values change
 //!   distribution with `dynamic-slice` (replicated → sharded) or `all-gather`
 //!   (sharded → replicated) where the program asks for it;
 //! - `check.*` and `interpreter.*` ops become side-effecting custom-calls
-//!   (`check.expect_eq`, …) that the runtime gives meaning to ([`testing`]);
+//!   (`check.expect_eq`, …) that the runtime gives meaning to (`testing`);
 //!   `interpreter.run_parallel` becomes one naming the computations of the
-//!   programs it runs on a grid ([`run_parallel`]).
+//!   programs it runs on a grid (`run_parallel`).
 //!
 //! Invariants of the result: every instruction has a name unique in the module
 //! and the default layout unless the op carried an `xla_shape`; callees come
 //! before their callers in the computation order; the module passes
-//! [`weft_ir::verify`] (the tests check it on every corpus program).
+//! [`weft_ir::verify`](fn@weft_ir::verify) (the tests check it on every corpus program).
 
 mod collectives;
 pub(crate) use collectives::synchronous_name;

@@ -1,7 +1,7 @@
 //! StableHLO MLIR text: a hand-written reader and writer.
 //!
 //! [`parse`] reads a file (ops in the generic form and in the custom forms of
-//! `text::syntax`) into a [`Body`](crate::ir::Body); [`print`] writes one back
+//! `text::syntax`) into a [`Body`](crate::ir::Body); [`print`](fn@print) writes one back
 //! the way MLIR's printer does. Printing a parsed file and parsing the result
 //! again gives the same text (the corpus tests check it on every file).
 

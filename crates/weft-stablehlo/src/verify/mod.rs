@@ -2,15 +2,15 @@
 //! dialect's own messages where it has them.
 //!
 //! Split by concern:
-//! 1. [`structure`]: every op is registered; operand, result and region counts;
+//! 1. `structure`: every op is registered; operand, result and region counts;
 //!    regions end in the right terminator; functions, calls and returns agree
 //!    on types; symbols are unique; isolated regions (`func.func`,
 //!    `stablehlo.async_start`) use no value from outside;
-//! 2. [`async_ops`]: `!stablehlo.future`, `async_start` / `async_done` (the rules
+//! 2. `async_ops`: `!stablehlo.future`, `async_start` / `async_done` (the rules
 //!    and messages of `AsyncStartOp::inferReturnTypes`), the explicit
 //!    `*_start` / `*_done` pairs and their matching by kind, and JAX's
 //!    `@…-start` / `@…-done` custom calls;
-//! 3. [`collectives`]: the attributes of every collective (dimensions, replica
+//! 3. `collectives`: the attributes of every collective (dimensions, replica
 //!    groups, source-target pairs), wherever it appears — alone, in an
 //!    `async_start` region, or as an explicit start.
 //!
