@@ -540,10 +540,10 @@ fn execute_grid(
 /// What a multi-device run gives for one output.
 enum OutputForm {
     /// The global value, reassembled from the devices' tiles by the result's
-    /// sharding (written as `out<i>.npy`).
+    /// sharding (written as `outN.npy`).
     Global(Tensor),
     /// Every device's value stacked on a new axis 0 (written as
-    /// `out<i>.shards.npy`), with why it is not global when it could have
+    /// `outN.shards.npy`), with why it is not global when it could have
     /// been.
     Stacked(Tensor, Option<String>),
     /// A token or other non-array value (not written).
