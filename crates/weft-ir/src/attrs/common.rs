@@ -367,15 +367,13 @@ impl<'s> Parser<'s> {
                 }
                 _ => {}
             }
-            let key_start = i;
-            while bytes.get(i)?.is_ascii_lowercase() || bytes[i] == b'_' {
-                i += 1;
-            }
-            let key = &src[key_start..i];
-            if bytes.get(i) != Some(&b'=') {
-                return None;
-            }
-            i += 1;
+            // A key runs to its `=` (the longest is 17 bytes); a key that is
+            // not one of those matched below sends the metadata to the token
+            // parser.
+            let window = bytes.get(i..bytes.len().min(i + 24))?;
+            let key_length = memchr::memchr(b'=', window)?;
+            let key = &src[i..i + key_length];
+            i += key_length + 1;
             if bytes.get(i) == Some(&b'"') {
                 let body_start = i + 1;
                 let length = memchr::memchr3(b'"', b'\\', b'\n', &bytes[body_start..])?;
