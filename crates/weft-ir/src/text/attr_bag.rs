@@ -6,6 +6,10 @@
 //! the attributes it knows. Anything left over was not valid for the opcode and is
 //! reported at its own position, as XLA does ("unexpected attribute").
 
+use std::ops::Range;
+
+use rustc_hash::FxHashMap;
+
 use crate::attrs::{
     ConvolutionDims, DomainAttrs, FrontendAttributes, Metadata, OutputOperandAlias, PaddingConfig,
     Precision, ReplicaGroups, ResultAccuracy, Sharding, SliceRange, Statistics, Window,
@@ -367,7 +371,74 @@ impl<'s> Bag<'s> {
     }
 }
 
+/// Attribute values parsed before, by their exact text (see
+/// [`plain_value_end`] for which texts qualify).
+#[derive(Default)]
+pub(crate) struct ValueCache<'s> {
+    pub replica_groups: FxHashMap<&'s str, ReplicaGroups>,
+    pub shardings: FxHashMap<&'s str, Sharding>,
+}
+
+/// The end of the attribute value whose text starts at `start`: the first `,`,
+/// space or newline outside brackets, or the bracket closing an enclosing one.
+/// `None` when the text holds a quote, `@` or `%` (names, whose meaning a
+/// cached value could not follow) or a newline inside brackets, or runs on
+/// too long: such values are always parsed.
+fn plain_value_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &c) in bytes.get(start..)?.iter().enumerate().take(4096) {
+        match c {
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' if depth == 0 => return Some(start + k),
+            b'}' | b']' | b')' => depth -= 1,
+            b',' | b' ' | b'\n' if depth == 0 => return Some(start + k),
+            b'"' | b'\'' | b'@' | b'%' | b'\n' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 impl<'s> Parser<'s> {
+    /// The value of the attribute starting at the current token if the same
+    /// text was parsed before (the parser then stands after it); otherwise
+    /// the text's extent when the value may be cached once parsed.
+    fn cached_value<T: Clone>(
+        &mut self,
+        map: impl for<'c> Fn(&'c ValueCache<'s>) -> &'c FxHashMap<&'s str, T>,
+    ) -> (Option<T>, Option<Range<usize>>) {
+        let start = self.tok.start as usize;
+        let Some(end) = plain_value_end(self.src.as_bytes(), start) else {
+            return (None, None);
+        };
+        match map(&self.value_cache).get(&self.src[start..end]) {
+            Some(value) => {
+                let value = value.clone();
+                self.seek(end);
+                (Some(value), None)
+            }
+            None => (None, Some(start..end)),
+        }
+    }
+
+    /// Remembers `value`, just parsed from the text `extent`, if the parse
+    /// read exactly that text.
+    fn cache_value<T: Clone>(
+        &mut self,
+        extent: Option<Range<usize>>,
+        value: &T,
+        map: impl for<'c> Fn(&'c mut ValueCache<'s>) -> &'c mut FxHashMap<&'s str, T>,
+    ) {
+        let Some(extent) = extent else {
+            return;
+        };
+        if self.prev_end() as usize != extent.end {
+            return;
+        }
+        let text = &self.src[extent];
+        map(&mut self.value_cache).insert(text, value.clone());
+    }
+
     /// An empty bag, reusing the storage of the last one returned.
     pub(crate) fn take_bag(&mut self) -> Bag<'s> {
         Bag {
@@ -460,8 +531,28 @@ impl<'s> Parser<'s> {
             Kind::Slice => Value::Slice(self.slice_ranges()?),
             Kind::Padding => Value::Padding(self.padding_config()?),
             Kind::Precision => Value::Precision(self.precision_list()?),
-            Kind::ReplicaGroups => Value::ReplicaGroups(self.replica_groups()?),
-            Kind::Sharding => Value::Sharding(self.sharding()?),
+            Kind::ReplicaGroups => {
+                let (cached, extent) = self.cached_value(|cache| &cache.replica_groups);
+                match cached {
+                    Some(groups) => Value::ReplicaGroups(groups),
+                    None => {
+                        let groups = self.replica_groups()?;
+                        self.cache_value(extent, &groups, |cache| &mut cache.replica_groups);
+                        Value::ReplicaGroups(groups)
+                    }
+                }
+            }
+            Kind::Sharding => {
+                let (cached, extent) = self.cached_value(|cache| &cache.shardings);
+                match cached {
+                    Some(sharding) => Value::Sharding(sharding),
+                    None => {
+                        let sharding = self.sharding()?;
+                        self.cache_value(extent, &sharding, |cache| &mut cache.shardings);
+                        Value::Sharding(sharding)
+                    }
+                }
+            }
             Kind::Metadata => Value::Metadata(Box::new(self.metadata()?)),
             Kind::Frontend => Value::Frontend(self.frontend_attributes()?),
             Kind::StringOrDict => Value::Str(self.string_or_dict()?),

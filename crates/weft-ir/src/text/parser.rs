@@ -176,6 +176,9 @@ pub(crate) struct Parser<'s> {
     pub marked_entry: Option<Comp>,
     /// Shapes by their exact text, without and with default layouts filled in.
     pub shape_cache: [FxHashMap<&'s str, Shape>; 2],
+    /// Replica groups and shardings by their exact text: modules repeat a few
+    /// of them on every collective and every sharded instruction.
+    pub value_cache: crate::text::attr_bag::ValueCache<'s>,
     /// Repeated metadata strings (`source_file`, `op_type`) by their text.
     pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
     /// The last shared metadata string, which usually repeats on the next line.
@@ -250,6 +253,7 @@ impl<'s> Parser<'s> {
             finished: Vec::new(),
             marked_entry: None,
             shape_cache: Default::default(),
+            value_cache: Default::default(),
             shared_strings: FxHashMap::default(),
             last_shared: None,
             depth: 0,
