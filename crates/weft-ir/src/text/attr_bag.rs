@@ -6,8 +6,6 @@
 //! the attributes it knows. Anything left over was not valid for the opcode and is
 //! reported at its own position, as XLA does ("unexpected attribute").
 
-use std::ops::Range;
-
 use rustc_hash::FxHashMap;
 
 use crate::attrs::{
@@ -400,43 +398,30 @@ fn plain_value_end(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 impl<'s> Parser<'s> {
-    /// The value of the attribute starting at the current token if the same
-    /// text was parsed before (the parser then stands after it); otherwise
-    /// the text's extent when the value may be cached once parsed.
-    fn cached_value<T: Clone>(
+    /// The value of the attribute starting at the current token: a copy of
+    /// the one parsed from the same text before (the parser then stands after
+    /// it), or `parse`'s, remembered when the parse read exactly a text that
+    /// may be cached.
+    fn cached_or_parsed<T: Clone>(
         &mut self,
-        map: impl for<'c> Fn(&'c ValueCache<'s>) -> &'c FxHashMap<&'s str, T>,
-    ) -> (Option<T>, Option<Range<usize>>) {
+        map: impl for<'c> Fn(&'c mut ValueCache<'s>) -> &'c mut FxHashMap<&'s str, T>,
+        parse: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
         let start = self.tok.start as usize;
         let Some(end) = plain_value_end(self.src.as_bytes(), start) else {
-            return (None, None);
+            return parse(self);
         };
-        match map(&self.value_cache).get(&self.src[start..end]) {
-            Some(value) => {
-                let value = value.clone();
-                self.seek(end);
-                (Some(value), None)
-            }
-            None => (None, Some(start..end)),
+        let text = &self.src[start..end];
+        if let Some(value) = map(&mut self.value_cache).get(text) {
+            let value = value.clone();
+            self.seek(end);
+            return Ok(value);
         }
-    }
-
-    /// Remembers `value`, just parsed from the text `extent`, if the parse
-    /// read exactly that text.
-    fn cache_value<T: Clone>(
-        &mut self,
-        extent: Option<Range<usize>>,
-        value: &T,
-        map: impl for<'c> Fn(&'c mut ValueCache<'s>) -> &'c mut FxHashMap<&'s str, T>,
-    ) {
-        let Some(extent) = extent else {
-            return;
-        };
-        if self.prev_end() as usize != extent.end {
-            return;
+        let value = parse(self)?;
+        if self.prev_end() as usize == end {
+            map(&mut self.value_cache).insert(text, value.clone());
         }
-        let text = &self.src[extent];
-        map(&mut self.value_cache).insert(text, value.clone());
+        Ok(value)
     }
 
     /// An empty bag, reusing the storage of the last one returned.
@@ -531,28 +516,12 @@ impl<'s> Parser<'s> {
             Kind::Slice => Value::Slice(self.slice_ranges()?),
             Kind::Padding => Value::Padding(self.padding_config()?),
             Kind::Precision => Value::Precision(self.precision_list()?),
-            Kind::ReplicaGroups => {
-                let (cached, extent) = self.cached_value(|cache| &cache.replica_groups);
-                match cached {
-                    Some(groups) => Value::ReplicaGroups(groups),
-                    None => {
-                        let groups = self.replica_groups()?;
-                        self.cache_value(extent, &groups, |cache| &mut cache.replica_groups);
-                        Value::ReplicaGroups(groups)
-                    }
-                }
-            }
-            Kind::Sharding => {
-                let (cached, extent) = self.cached_value(|cache| &cache.shardings);
-                match cached {
-                    Some(sharding) => Value::Sharding(sharding),
-                    None => {
-                        let sharding = self.sharding()?;
-                        self.cache_value(extent, &sharding, |cache| &mut cache.shardings);
-                        Value::Sharding(sharding)
-                    }
-                }
-            }
+            Kind::ReplicaGroups => Value::ReplicaGroups(
+                self.cached_or_parsed(|cache| &mut cache.replica_groups, Parser::replica_groups)?,
+            ),
+            Kind::Sharding => Value::Sharding(
+                self.cached_or_parsed(|cache| &mut cache.shardings, Parser::sharding)?,
+            ),
             Kind::Metadata => Value::Metadata(Box::new(self.metadata()?)),
             Kind::Frontend => Value::Frontend(self.frontend_attributes()?),
             Kind::StringOrDict => Value::Str(self.string_or_dict()?),
