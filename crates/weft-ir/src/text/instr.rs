@@ -52,10 +52,10 @@ impl<'s> Parser<'s> {
         }
         // Most lines read `name = shape opcode(…)` with a shape seen before:
         // its text is looked up without lexing its tokens.
-        let after_equal = self.tok.end as usize + 1;
+        let after_equal = self.tok.end as usize;
         let instr = if self.at(Tok::Equal)
-            && self.src.as_bytes().get(after_equal - 1) == Some(&b' ')
-            && let Some((shape, end)) = self.cached_shape_at(after_equal)
+            && self.src.as_bytes().get(after_equal) == Some(&b' ')
+            && let Some((shape, end)) = self.cached_shape_at(after_equal + 1)
         {
             self.seek(end);
             self.rhs_after_shape(Some((name, name_span)), Some(shape), false)?

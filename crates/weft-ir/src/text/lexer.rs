@@ -235,16 +235,7 @@ impl<'s> Lexer<'s> {
             // errors: the short form, which drops the `%`, could not re-read them).
             b'%' if !is_ident_start(self.byte(start + 1)) => (Tok::Error, start + 1),
             b'%' => {
-                let mut end = start
-                    + 1
-                    + self.src[start + 1..]
-                        .iter()
-                        .position(|&c| !is_ident_continue(c))
-                        .unwrap_or(self.src.len() - start - 1);
-                // Names never swallow the `-` of a following `->`.
-                while end > start + 1 && self.byte(end - 1) == b'-' && self.byte(end) == b'>' {
-                    end -= 1;
-                }
+                let end = self.name_end(start + 1);
                 if end == start + 1 {
                     (Tok::Error, end)
                 } else {
@@ -266,16 +257,7 @@ impl<'s> Lexer<'s> {
                 {
                     (Tok::DimLabels, end)
                 } else {
-                    let end = start
-                        + 1
-                        + self.src[start + 1..]
-                            .iter()
-                            .position(|&c| !is_ident_continue(c))
-                            .unwrap_or(self.src.len() - start - 1);
-                    let mut end = end;
-                    while self.byte(end - 1) == b'-' && self.byte(end) == b'>' {
-                        end -= 1;
-                    }
+                    let end = self.name_end(start + 1);
                     // `nan(0x…)`: a NaN with a payload is one decimal token.
                     if &self.src[start..end] == b"nan"
                         && self.byte(end) == b'('
@@ -317,6 +299,21 @@ impl<'s> Lexer<'s> {
             start: start as u32,
             end: end as u32,
         }
+    }
+
+    /// The end of the identifier characters from `from` on. Names never
+    /// swallow the `-` of a following `->`, so such a `-` is left out (down to
+    /// `from` at the least).
+    fn name_end(&self, from: usize) -> usize {
+        let mut end = from
+            + self.src[from..]
+                .iter()
+                .position(|&c| !is_ident_continue(c))
+                .unwrap_or(self.src.len() - from);
+        while end > from && self.byte(end - 1) == b'-' && self.byte(end) == b'>' {
+            end -= 1;
+        }
+        end
     }
 
     /// The end of a quoted string starting at `start`, if it is terminated.
