@@ -247,12 +247,7 @@ impl<'s> Parser<'s> {
                 i += 1;
             }
             let name_start = i;
-            while bytes
-                .get(i)
-                .is_some_and(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
-            {
-                i += 1;
-            }
+            i = crate::text::lexer::ident_run_end(bytes, i);
             if i == name_start
                 || !bytes[name_start].is_ascii_alphabetic() && bytes[name_start] != b'_'
             {

@@ -128,6 +128,16 @@ fn is_ident_continue(b: u8) -> bool {
     IDENT_CONTINUE[usize::from(b)]
 }
 
+/// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
+/// `from`: for scanners that read names straight from the bytes.
+#[inline]
+pub(crate) fn ident_run_end(bytes: &[u8], from: usize) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|&c| !is_ident_continue(c)))
+        .map_or(bytes.len().max(from), |n| from + n)
+}
+
 impl<'s> Lexer<'s> {
     /// A lexer at the start of `src`.
     pub fn new(src: &'s str) -> Self {
