@@ -230,9 +230,15 @@ impl<'s> Parser<'s> {
         }
         loop {
             let start = i;
-            // An optional shape, which must already be known by its text.
+            // An optional shape, which must already be known by its text: a
+            // tuple, or a word followed by `[` (a name is followed by `,` or
+            // `)`, so `add.3` and `bf16[2]` are told apart by what follows the
+            // word, not by its first letter).
             let first = *bytes.get(i)?;
-            let declared = if first == b'(' || (first.is_ascii_lowercase() && first != b'b') {
+            let is_shape = first == b'('
+                || first.is_ascii_lowercase()
+                    && bytes.get(crate::text::lexer::ident_run_end(bytes, i)) == Some(&b'[');
+            let declared = if is_shape {
                 let end = crate::text::shape::shape_text_end(bytes, i)?;
                 if bytes.get(end) != Some(&b' ') {
                     return None;
@@ -306,9 +312,12 @@ impl<'s> Parser<'s> {
                 .with_label("not defined in this computation")
                 .with_hint("operands must be defined earlier in the same computation"));
         };
-        // Compact get-tuple-element: `%t#0#1`.
-        let mut key = name.to_string();
+        // Compact get-tuple-element: `%t#0#1`. The key is only built for one.
+        let mut key = String::new();
         while self.eat(Tok::Hash) {
+            if key.is_empty() {
+                key.push_str(name);
+            }
             if !self.at(Tok::Int) {
                 return Err(self.error("expects integer"));
             }
