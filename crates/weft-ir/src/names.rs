@@ -131,6 +131,32 @@ impl NameUniquer {
         }
     }
 
+    /// Makes `name` unique in place, with the result of [`unique`](Self::unique):
+    /// a name that is free and spelled canonically is left as it is, without
+    /// building a new string (almost every computation name is).
+    pub fn make_unique(&mut self, name: &mut String) {
+        if name.is_empty() {
+            *name = self.unique(name);
+            return;
+        }
+        let (base, suffix) = split_suffix(name);
+        let id = match self.bases.get_mut(base) {
+            Some(set) => set.register(suffix.unwrap_or(0)),
+            None => {
+                let id = suffix.unwrap_or(0);
+                self.bases.insert(base.into(), SuffixSet::new(id));
+                id
+            }
+        };
+        let unchanged = match suffix {
+            None => id == 0,
+            Some(suffix) => suffix == id && is_canonical_suffix(&name[base.len() + 1..]),
+        };
+        if !unchanged {
+            *name = format!("{base}.{id}");
+        }
+    }
+
     /// Marks `name` as used; returns whether it was free (and kept its spelling).
     pub fn reserve(&mut self, name: &str) -> bool {
         self.unique(name) == name
@@ -536,6 +562,39 @@ mod tests {
                     "{name:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn making_unique_in_place_gives_what_unique_gives() {
+        let names = [
+            "p0",
+            "p0",
+            "p0.1",
+            "tuple.0",
+            "tuple",
+            "foo.007",
+            "foo.7",
+            "foo.7",
+            "bar.-3",
+            "bar.-0",
+            "bar.+4",
+            "bar.4",
+            "",
+            "name",
+            "x.9223372036854775807",
+            "x.99999999999999999999",
+            "a.b.2",
+            "a.b",
+            ".5",
+            "5.",
+            "q.01",
+        ];
+        let (mut reference, mut in_place) = (NameUniquer::default(), NameUniquer::default());
+        for name in names {
+            let mut made = name.to_string();
+            in_place.make_unique(&mut made);
+            assert_eq!(made, reference.unique(name), "{name:?}");
         }
     }
 

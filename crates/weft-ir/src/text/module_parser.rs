@@ -500,9 +500,7 @@ impl<'s> Parser<'s> {
                     .with_hint("parameter numbers must run 0, 1, 2, … without gaps"));
             }
         }
-        let name = self.m.comps[comp].name.clone();
-        let unique = self.comp_uniquer.unique(&name);
-        self.m.comps[comp].name = unique;
+        self.comp_uniquer.make_unique(&mut self.m.comps[comp].name);
         let body = std::mem::take(&mut self.m.comps[comp].body);
         self.instr_names
             .register_body(&mut self.m.instrs, &body, &self.name_keys);
