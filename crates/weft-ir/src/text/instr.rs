@@ -10,7 +10,7 @@ use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
 use crate::text::family::Site;
-use crate::text::lexer::Tok;
+use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, Parser};
 
 /// What the opcode token named.
@@ -28,7 +28,19 @@ impl<'s> Parser<'s> {
         let root_span = self.span();
         let is_root = self.eat_word("ROOT");
         let name_span = self.span();
+        // `name = shape opcode(` as XLA prints it, the shape seen before and the
+        // opcode a plain one, is read straight from the bytes: none of `=`, the
+        // shape, the opcode or `(` goes through the lexer.
+        let direct_head = if self.kind() == Tok::Ident {
+            self.direct_instruction_head(name_span.end as usize)
+        } else {
+            None
+        };
         let name = match self.kind() {
+            Tok::Ident if direct_head.is_some() => {
+                let text = self.cur_text();
+                text.strip_prefix('%').unwrap_or(text)
+            }
             Tok::Ident => self.ident("an instruction name")?,
             Tok::AttrName => {
                 return Err(self
@@ -53,7 +65,23 @@ impl<'s> Parser<'s> {
         // Most lines read `name = shape opcode(…)` with a shape seen before:
         // its text is looked up without lexing its tokens.
         let after_equal = self.tok.end as usize;
-        let instr = if self.at(Tok::Equal)
+        let instr = if let Some((shape, opcode, opcode_span)) = direct_head {
+            self.set_token(
+                Token {
+                    kind: Tok::LParen,
+                    start: opcode_span.end,
+                    end: opcode_span.end + 1,
+                },
+                opcode_span.end as usize,
+            );
+            self.rhs_after_opcode(
+                Some((name, name_span)),
+                Some(shape),
+                OpcodeSpec::Plain(opcode),
+                opcode_span,
+                false,
+            )?
+        } else if self.at(Tok::Equal)
             && self.src.as_bytes().get(after_equal) == Some(&b' ')
             && let Some((shape, end)) = self.cached_shape_at(after_equal + 1)
         {
@@ -70,6 +98,30 @@ impl<'s> Parser<'s> {
             self.scope().root = Some(instr);
         }
         Ok(instr)
+    }
+
+    /// After an instruction's name (ending at `name_end`): ` = shape opcode(`
+    /// with a shape whose text is cached and a plain opcode directly followed by
+    /// `(`, read from the bytes. Gives the shape, the opcode and the opcode's
+    /// span; `None` for anything else, which the lexer then reads.
+    fn direct_instruction_head(&self, name_end: usize) -> Option<(Shape, Opcode, Span)> {
+        let bytes = self.src.as_bytes();
+        if !bytes.get(name_end..)?.starts_with(b" = ") {
+            return None;
+        }
+        let (shape, shape_end) = self.cached_shape_at(name_end + 3)?;
+        if bytes.get(shape_end) != Some(&b' ') {
+            return None;
+        }
+        let opcode_start = shape_end + 1;
+        let opcode_end = crate::text::lexer::ident_run_end(bytes, opcode_start);
+        if bytes.get(opcode_end) != Some(&b'(') {
+            return None;
+        }
+        // Every opcode name is lowercase letters and dashes, which the lexer
+        // reads as one identifier up to the `(`.
+        let opcode = Opcode::from_name(&self.src[opcode_start..opcode_end])?;
+        Some((shape, opcode, Span::new(opcode_start, opcode_end)))
     }
 
     /// The right-hand side of an instruction; `name` is `None` for a nested one.
@@ -92,6 +144,18 @@ impl<'s> Parser<'s> {
     ) -> PResult<Instr> {
         let opcode_span = self.span();
         let spec = self.opcode_spec()?;
+        self.rhs_after_opcode(name, shape, spec, opcode_span, nested)
+    }
+
+    /// The rest of an instruction once its opcode (at `opcode_span`) is read.
+    fn rhs_after_opcode(
+        &mut self,
+        name: Option<(&'s str, Span)>,
+        shape: Option<Shape>,
+        spec: OpcodeSpec,
+        opcode_span: Span,
+        nested: bool,
+    ) -> PResult<Instr> {
         let instr = match spec {
             OpcodeSpec::Sugar(..)
             | OpcodeSpec::Plain(Opcode::AsyncStart)

@@ -302,6 +302,16 @@ impl<'s> Parser<'s> {
         self.tok = self.lexer.next_token();
     }
 
+    /// Makes `token`, found by reading the bytes rather than by the lexer, the
+    /// current token, with the text up to `consumed_end` taken as consumed. The
+    /// caller vouches that the lexer would have produced exactly this token.
+    pub fn set_token(&mut self, token: Token, consumed_end: usize) {
+        self.prev_end = consumed_end as u32;
+        self.peeked = None;
+        self.lexer.seek(token.end as usize);
+        self.tok = token;
+    }
+
     /// The kind of the current token.
     #[inline]
     pub fn kind(&self) -> Tok {
