@@ -124,6 +124,32 @@ impl<'s> Parser<'s> {
         Some((shape, opcode, Span::new(opcode_start, opcode_end)))
     }
 
+    /// At the `(` of `parameter(N)`: reads `(N)` when `N` is a plain run of at
+    /// most 18 digits (what the lexer would read as one integer), moving past
+    /// the `)`. `None` leaves anything else to the tokens.
+    fn direct_parameter_number(&mut self) -> Option<(i64, Span)> {
+        if !self.at(Tok::LParen) {
+            return None;
+        }
+        let bytes = self.src.as_bytes();
+        let digits_start = self.tok.end as usize;
+        let digits = bytes
+            .get(digits_start..)?
+            .iter()
+            .take(19)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let close = digits_start + digits;
+        if digits == 0 || digits > 18 || bytes.get(close) != Some(&b')') {
+            return None;
+        }
+        let number = bytes[digits_start..close]
+            .iter()
+            .fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
+        self.seek(close + 1);
+        Some((number, Span::new(digits_start, close)))
+    }
+
     /// The right-hand side of an instruction; `name` is `None` for a nested one.
     pub(crate) fn rhs(&mut self, name: Option<(&'s str, Span)>, nested: bool) -> PResult<Instr> {
         let shape = if self.at_shape() {
@@ -461,9 +487,15 @@ impl<'s> Parser<'s> {
         let (operands, operand_spans, open, special) = match opcode {
             Opcode::Parameter => {
                 let open = self.span();
-                self.expect(Tok::LParen, "'(' after parameter")?;
-                let number_span = self.span();
-                let number = self.int()?;
+                let direct = self.direct_parameter_number();
+                let (number, number_span) = match direct {
+                    Some(read) => read,
+                    None => {
+                        self.expect(Tok::LParen, "'(' after parameter")?;
+                        let number_span = self.span();
+                        (self.int()?, number_span)
+                    }
+                };
                 if number < 0 {
                     return Err(self.error_at(number_span, "parameter number must be >= 0"));
                 }
@@ -476,7 +508,9 @@ impl<'s> Parser<'s> {
                         format!("parameter number {number} is out of range: the computation cannot have that many parameters"),
                     ));
                 }
-                self.expect(Tok::RParen, "')' after the parameter number")?;
+                if direct.is_none() {
+                    self.expect(Tok::RParen, "')' after the parameter number")?;
+                }
                 if self.scope_has_param(number) {
                     return Err(
                         self.error_at(number_span, format!("Duplicate parameter number {number}"))
