@@ -300,7 +300,8 @@ impl CommonAttrs {
 impl<'s> Parser<'s> {
     /// `{op_type="…" op_name="…" source_line=N …}`; commas are optional.
     pub(crate) fn metadata(&mut self) -> PResult<Metadata> {
-        if self.at(Tok::LBrace)
+        if self.byte_readers
+            && self.at(Tok::LBrace)
             && let Some((mut m, end)) = self.scan_metadata(self.tok.start as usize)
         {
             self.seek(end);

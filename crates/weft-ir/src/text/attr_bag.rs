@@ -408,8 +408,9 @@ impl<'s> Parser<'s> {
         parse: impl FnOnce(&mut Self) -> PResult<T>,
     ) -> PResult<T> {
         let start = self.tok.start as usize;
-        let Some(end) = plain_value_end(self.src.as_bytes(), start) else {
-            return parse(self);
+        let end = match plain_value_end(self.src.as_bytes(), start) {
+            Some(end) if self.byte_readers => end,
+            _ => return parse(self),
         };
         let text = &self.src[start..end];
         if let Some(value) = map(&mut self.value_cache).get(text) {

@@ -31,7 +31,7 @@ impl<'s> Parser<'s> {
         // `name = shape opcode(` as XLA prints it, the shape seen before and the
         // opcode a plain one, is read straight from the bytes: none of `=`, the
         // shape, the opcode or `(` goes through the lexer.
-        let direct_head = if self.kind() == Tok::Ident {
+        let direct_head = if self.byte_readers && self.kind() == Tok::Ident {
             self.direct_instruction_head(name_span.end as usize)
         } else {
             None
@@ -128,7 +128,7 @@ impl<'s> Parser<'s> {
     /// most 18 digits (what the lexer would read as one integer), moving past
     /// the `)`. `None` leaves anything else to the tokens.
     fn direct_parameter_number(&mut self) -> Option<(i64, Span)> {
-        if !self.at(Tok::LParen) {
+        if !self.byte_readers || !self.at(Tok::LParen) {
             return None;
         }
         let bytes = self.src.as_bytes();
@@ -272,7 +272,8 @@ impl<'s> Parser<'s> {
         operands: &mut Vec<Instr>,
         spans: &mut Vec<Span>,
     ) -> PResult<()> {
-        if self.at(Tok::LParen)
+        if self.byte_readers
+            && self.at(Tok::LParen)
             && let Some(end) = self.scan_operand_list(open.start as usize, operands, spans)
         {
             self.seek(end);

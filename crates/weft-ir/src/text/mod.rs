@@ -73,6 +73,18 @@ fn parse_on(
     Ok(parser.into_parts())
 }
 
+/// Parses HLO text with the token parser alone, none of the readers that take
+/// text in XLA's own printing straight from the bytes: the same module, source
+/// map and diagnostic as [`parse_with_source_map`], only slower. For
+/// differential tests and fuzzing of those readers.
+pub fn parse_by_tokens(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
+    let survey = chunked::survey_lines(source);
+    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
+    parser.byte_readers = false;
+    chunked::parse_module(&mut parser, &survey, 1)?;
+    Ok(parser.into_parts())
+}
+
 /// Parses HLO text with a chunk starting at each of `chunk_starts` (byte
 /// offsets, in any order), each pair of consecutive chunks parsed by one worker
 /// thread in turn: the same module, source map and diagnostics as

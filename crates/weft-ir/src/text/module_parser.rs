@@ -290,7 +290,8 @@ impl<'s> Parser<'s> {
     fn int_fields<const N: usize>(&mut self, names: [&str; N]) -> PResult<[i64; N]> {
         // The stack-frame tables run to thousands of entries, nearly all
         // printed as XLA prints them: those are read straight from the bytes.
-        if self.at(Tok::LBrace)
+        if self.byte_readers
+            && self.at(Tok::LBrace)
             && let Some((values, end)) =
                 scan_int_fields(self.src.as_bytes(), self.tok.start as usize, &names)
         {

@@ -210,6 +210,10 @@ pub(crate) struct Parser<'s> {
     /// diagnostic may lack a pointer to an earlier definition, so a parse that
     /// fails is repeated with them (see [`crate::text::parse_with_threads`]).
     pub record_spans: bool,
+    /// Whether text in XLA's own printing is read straight from the bytes
+    /// where it can be (see `docs/hlo-text.md`). Off, everything goes through
+    /// the tokens: the same result, for differential tests.
+    pub byte_readers: bool,
     /// The `{` of the largest computation body and its line count, so that its
     /// name map is made big enough at once.
     pub largest_body: Option<(u32, usize)>,
@@ -263,6 +267,7 @@ impl<'s> Parser<'s> {
             operand_span_storage: Vec::new(),
             spare_scope_names: Vec::new(),
             record_spans: true,
+            byte_readers: true,
             largest_body: None,
             name_keys: Vec::with_capacity(lines),
             async_instrs: Vec::new(),
@@ -513,7 +518,8 @@ impl<'s> Parser<'s> {
     pub fn int_list(&mut self) -> PResult<Vec<i64>> {
         // Lists written without spaces (as XLA prints them) are read straight
         // from the bytes.
-        if self.at(Tok::LBrace)
+        if self.byte_readers
+            && self.at(Tok::LBrace)
             && let Some((values, end)) = scan_int_list(self.src.as_bytes(), self.tok.start as usize)
         {
             self.seek(end);
@@ -524,7 +530,7 @@ impl<'s> Parser<'s> {
 
     /// `{{0,1},{1,0}}`.
     pub fn int_list_list(&mut self) -> PResult<Vec<Vec<i64>>> {
-        if self.at(Tok::LBrace) {
+        if self.byte_readers && self.at(Tok::LBrace) {
             let bytes = self.src.as_bytes();
             let mut at = self.tok.start as usize + 1;
             let mut lists = Vec::new();

@@ -54,8 +54,9 @@ impl<'s> Parser<'s> {
         // Most shapes repeat verbatim (operand shapes in the long form above all):
         // look the exact text up before parsing it.
         let start = self.tok.start as usize;
-        let Some(end) = shape_text_end(self.src.as_bytes(), start) else {
-            return self.shape_uncached(fill_layout);
+        let end = match shape_text_end(self.src.as_bytes(), start) {
+            Some(end) if self.byte_readers => end,
+            _ => return self.shape_uncached(fill_layout),
         };
         let key = &self.src[start..end];
         if let Some(&shape) = self.shape_cache[usize::from(fill_layout)].get(key) {
@@ -73,6 +74,9 @@ impl<'s> Parser<'s> {
     /// been read before as a shape with layouts filled in, with the end of
     /// its text.
     pub(crate) fn cached_shape_at(&self, start: usize) -> Option<(Shape, usize)> {
+        if !self.byte_readers {
+            return None;
+        }
         let end = shape_text_end(self.src.as_bytes(), start)?;
         let shape = *self.shape_cache[1].get(&self.src[start..end])?;
         Some((shape, end))

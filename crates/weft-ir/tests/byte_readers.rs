@@ -1,0 +1,210 @@
+//! The readers that take text in XLA's own printing straight from the bytes
+//! (result-shape and instruction heads, operand lists, `parameter(N)`,
+//! metadata, integer lists, stack frames, repeated shapes, replica groups and
+//! shardings) change only how fast a module parses: parsing with them gives
+//! exactly what the token parser alone gives — the same instructions under the
+//! same handles, both printed forms, the same source spans — and the same
+//! diagnostic on bad input.
+
+mod corpus;
+mod outcome;
+
+use std::path::{Path, PathBuf};
+
+use corpus::{corpus_dir, read, rows};
+use outcome::outcome;
+use weft_ir::text::{parse_by_tokens, parse_with_source_map};
+
+/// Panics when the two parses of `text` differ.
+fn check(name: &str, text: &str) {
+    let with_readers = outcome(parse_with_source_map(text));
+    let by_tokens = outcome(parse_by_tokens(text));
+    assert!(
+        with_readers == by_tokens,
+        "{name}: the byte-level readers change the parse\n--- input\n{text}\n--- with the readers\n{with_readers}\n--- tokens only\n{by_tokens}"
+    );
+}
+
+/// Lines that the readers take, and ones just outside what they take (which
+/// the token parser must read from the start of that part), each placed in
+/// the entry of a small module.
+const LINES: &[&str] = &[
+    // Instruction heads.
+    "%r = f32[4]{0} add(%p, %q)",
+    "%r = f32[4]{0}  add(%p, %q)",
+    "%r  = f32[4]{0} add(%p, %q)",
+    "%r =f32[4]{0} add(%p, %q)",
+    "%r=f32[4]{0} add(%p, %q)",
+    "%r = f32[4]{0} add (%p, %q)",
+    "%r = f32[4]{0}\tadd(%p, %q)",
+    "%r = f32[4]{0} /*c*/ add(%p, %q)",
+    "%r = f32[4] add(%p, %q)",
+    "%r = f32[4]{0} nan(%p, %q)",
+    "%r = f32[4]{0} adder(%p, %q)",
+    "%r = f32[4]{0} add-start(%p, %q)",
+    "%r = f32[4]{0} add(",
+    "r = f32[4]{0} add(p, q)",
+    "f32 = f32[4]{0} add(p, q)",
+    // Operand lists.
+    "%r = f32[4]{0} add(f32[4]{0} %p, f32[4]{0} %q)",
+    "%r = f32[4]{0} add(f32[4]{0} p, f32[4] q)",
+    "%r = f32[4]{0} add(f32[4]{0}  %p, %q)",
+    "%r = f32[4]{0} add(f32[5]{0} %p, %q)",
+    "%r = f32[4]{0} add(%p,%q)",
+    "%r = f32[4]{0} add(%p , %q)",
+    "%r = f32[4]{0} add(%p, /*index=1*/%q)",
+    "%r = f32[4]{0} add(%p, %nothing)",
+    "%r = f32[4]{0} add(%p, %q, %p)",
+    "%r = f32[4]{0} add(%p, negate(%q))",
+    "%r = f32[4]{0} add(%t#0, %q)",
+    "%r = f32[4]{0} add(t#0, q)",
+    "%r = f32[4]{0} add(%p, %q",
+    "%r = f32[4]{0} add(%p,",
+    // Parameters.
+    "%r = f32[4]{0} parameter(3)",
+    "%r = f32[4]{0} parameter(03)",
+    "%r = f32[4]{0} parameter( 3 )",
+    "%r = f32[4]{0} parameter(3 )",
+    "%r = f32[4]{0} parameter(-3)",
+    "%r = f32[4]{0} parameter(0)",
+    "%r = f32[4]{0} parameter(3",
+    "%r = f32[4]{0} parameter(99999999999999999999)",
+    "%r = f32[4]{0} parameter(123456789012345678)",
+    "%r = f32[4]{0} parameter(0x3)",
+    "%r = f32[4]{0} parameter()",
+    // Metadata.
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_type="add" op_name="a/b" source_file="m.py" source_line=3}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b",source_line=3}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a\"b" source_line=3}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b" source_line=99999999999}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b" bogus=1}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b" preserve_layout=true}"#,
+    r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b""#,
+    // Integer lists and repeated attribute values.
+    "%r = f32[4]{0} broadcast(%s), dimensions={}",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions={ 1 }",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions={1,}",
+    "%r = f32[4]{0} all-reduce(%p), replica_groups={{0,1},{2,3}}, to_apply=%sum",
+    "%r = f32[4]{0} all-reduce(%p), replica_groups={{0,1}, {2,3}}, to_apply=%sum",
+    "%r = f32[4]{0} all-reduce(%p), replica_groups=[2,2]<=[4], to_apply=%sum",
+    "%r = f32[4]{0} all-reduce(%p), replica_groups={{0,1},{2,3}, to_apply=%sum",
+    "%r = f32[4]{0} negate(%p), sharding={devices=[2]0,1}",
+    "%r = f32[4]{0} negate(%p), sharding={devices=[2]<=[2]}",
+    "%r = f32[4]{0} negate(%p), sharding={devices=[2]0,1",
+];
+
+/// A module whose entry holds `line`, and a copy of it under another name
+/// (unless it is a parameter), so that shapes and attribute values are also
+/// read a second time, from the caches.
+fn module_with(line: &str) -> String {
+    let again = if line.contains("parameter(") {
+        String::new()
+    } else {
+        line.replacen("r ", "r2 ", 1).replacen("r=", "r2=", 1)
+    };
+    format!(
+        r#"HloModule readers, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {{
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(%a, %b)
+}}
+
+ENTRY %main (p: f32[4], q: f32[4], s: f32[]) -> f32[4] {{
+  %p = f32[4]{{0}} parameter(0)
+  %q = f32[4]{{0}} parameter(1)
+  %s = f32[] parameter(2)
+  %t = (f32[4]{{0}}, f32[4]{{0}}) tuple(%p, %q)
+  {line}
+  {again}
+  ROOT %out = f32[4]{{0}} negate(%p)
+}}
+"#
+    )
+}
+
+#[test]
+fn lines_the_readers_take_and_lines_they_leave_parse_the_same() {
+    for line in LINES {
+        check(line, &module_with(line));
+    }
+}
+
+#[test]
+fn stack_frames_parse_the_same() {
+    let frames = [
+        "{file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9}",
+        "{function_name_id=1 file_name_id=1 line=3 end_line=3 column=1 end_column=9}",
+        "{file_name_id=1, function_name_id=1, line=3, end_line=3, column=1, end_column=9}",
+        "{file_name_id=1  function_name_id=1 line=3 end_line=3 column=1 end_column=9}",
+        "{file_name_id=1 function_name_id=1 line=3 end_line=3 column=1}",
+        "{file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9 extra=1}",
+    ];
+    for frame in frames {
+        let text = format!(
+            r#"HloModule frames
+
+FileNames
+1 "m.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {frame}
+
+StackFrames
+1 {{file_location_id=1 parent_frame_id=0}}
+
+ENTRY %main (p: f32[4]) -> f32[4] {{
+  %p = f32[4]{{0}} parameter(0)
+  ROOT %n = f32[4]{{0}} negate(%p), metadata={{op_name="n" stack_frame_id=1}}
+}}
+"#
+        );
+        check(frame, &text);
+    }
+}
+
+/// Every `.hlo` file under `dir`, recursively.
+fn hlo_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            hlo_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "hlo") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_filetest_parses_the_same() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests");
+    let mut files = Vec::new();
+    hlo_files(&root, &mut files);
+    assert!(files.len() > 100, "found only {} filetests", files.len());
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a filetest reads");
+        check(&file.display().to_string(), &text);
+    }
+}
+
+#[test]
+fn every_corpus_module_parses_the_same() {
+    let dir = skip_without_corpus!();
+    let mut checked = 0;
+    for row in rows(&dir) {
+        if row.templated {
+            continue;
+        }
+        check(&row.file.display().to_string(), &read(&row));
+        checked += 1;
+    }
+    eprintln!("{checked} corpus modules parse the same with and without the byte-level readers");
+}
