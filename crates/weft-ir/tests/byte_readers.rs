@@ -80,6 +80,18 @@ const LINES: &[&str] = &[
     r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b" bogus=1}"#,
     r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b" preserve_layout=true}"#,
     r#"%r = f32[4]{0} add(%p, %q), metadata={op_name="a/b""#,
+    // Attribute names.
+    "%r = f32[4,4]{1,0} broadcast(%q),  dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q),dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions ={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), /*d*/ dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions={1}, dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), bf_dims={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), b01f_01io->b01f={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), 3d={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), %dimensions={1}",
+    "%r = f32[4,4]{1,0} broadcast(%q), dimensions=",
+    "%r = f32[4,4]{1,0} broadcast(%q), ",
     // Integer lists and repeated attribute values.
     "%r = f32[4]{0} broadcast(%s), dimensions={}",
     "%r = f32[4,4]{1,0} broadcast(%q), dimensions={1}",
@@ -207,4 +219,23 @@ fn every_corpus_module_parses_the_same() {
         checked += 1;
     }
     eprintln!("{checked} corpus modules parse the same with and without the byte-level readers");
+}
+
+/// Text cut off anywhere (in a name, a shape, an operand list, an attribute,
+/// metadata) gets the same diagnostic from both: the readers never read past
+/// the end or accept a part the cut has left unfinished.
+#[test]
+fn every_prefix_of_a_module_parses_the_same() {
+    let text = module_with(
+        r#"%r = f32[4,4]{1,0} broadcast(f32[4]{0} %q), dimensions={1}, metadata={op_name="b" source_line=3}"#,
+    );
+    let text = text.replace(
+        "ROOT %out = f32[4]{0} negate(%p)",
+        "%d = f32[4]{0} all-reduce(%p), replica_groups={{0,1},{2,3}}, to_apply=%sum\n  ROOT %out = f32[4]{0} parameter(3)",
+    );
+    for end in 0..=text.len() {
+        if text.is_char_boundary(end) {
+            check(&format!("the first {end} bytes"), &text[..end]);
+        }
+    }
 }

@@ -16,7 +16,7 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::literal::Literal;
 use crate::module::{Comp, Instr};
 use crate::shape::Shape;
-use crate::text::lexer::Tok;
+use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, ParseError, Parser};
 
 /// A parsed attribute value.
@@ -444,7 +444,24 @@ impl<'s> Parser<'s> {
     pub(crate) fn attributes(&mut self, bag: &mut Bag<'s>) -> PResult<()> {
         bag.end = self.span();
         while self.at(Tok::Comma) {
-            self.bump();
+            // `, name=` as XLA prints it: the name is read from the bytes.
+            let comma_end = self.tok.end as usize;
+            let bytes = self.src.as_bytes();
+            match crate::text::lexer::attr_name_end(bytes, comma_end + 1) {
+                Some(end) if self.byte_readers && bytes.get(comma_end) == Some(&b' ') => self
+                    .set_token(
+                        Token {
+                            kind: Tok::AttrName,
+                            start: comma_end as u32 + 1,
+                            end: end as u32,
+                        },
+                        comma_end,
+                        end + 1,
+                    ),
+                _ => {
+                    self.bump();
+                }
+            }
             let span = self.span();
             if !self.at(Tok::AttrName) {
                 return Err(self

@@ -73,6 +73,7 @@ impl<'s> Parser<'s> {
                     end: opcode_span.end + 1,
                 },
                 opcode_span.end as usize,
+                opcode_span.end as usize + 1,
             );
             self.rhs_after_opcode(
                 Some((name, name_span)),

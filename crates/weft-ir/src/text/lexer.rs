@@ -128,6 +128,22 @@ fn is_ident_continue(b: u8) -> bool {
     IDENT_CONTINUE[usize::from(b)]
 }
 
+/// Where an attribute name (`name=`) starting at `start` ends, if the lexer
+/// reads one there: an identifier directly followed by `=`. Text that could
+/// start dimension labels (`bf_…`) is left to the lexer.
+pub(crate) fn attr_name_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let first = *bytes.get(start)?;
+    if !is_ident_start(first) {
+        return None;
+    }
+    let second = bytes.get(start + 1).copied().unwrap_or(0);
+    if DIM_LABEL_RUN[usize::from(first)] && DIM_LABEL_RUN[usize::from(second)] {
+        return None;
+    }
+    let end = ident_run_end(bytes, start);
+    (bytes.get(end) == Some(&b'=')).then_some(end)
+}
+
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
 /// `from`: for scanners that read names straight from the bytes.
 #[inline]

@@ -308,12 +308,14 @@ impl<'s> Parser<'s> {
     }
 
     /// Makes `token`, found by reading the bytes rather than by the lexer, the
-    /// current token, with the text up to `consumed_end` taken as consumed. The
-    /// caller vouches that the lexer would have produced exactly this token.
-    pub fn set_token(&mut self, token: Token, consumed_end: usize) {
+    /// current token, with the text up to `consumed_end` taken as consumed and
+    /// the lexer going on at `resume` (the token's end, or past the `=` of an
+    /// attribute name). The caller vouches that the lexer would have produced
+    /// exactly this token and resumed there.
+    pub fn set_token(&mut self, token: Token, consumed_end: usize, resume: usize) {
         self.prev_end = consumed_end as u32;
         self.peeked = None;
-        self.lexer.seek(token.end as usize);
+        self.lexer.seek(resume);
         self.tok = token;
     }
 
