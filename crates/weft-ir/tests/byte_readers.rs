@@ -239,3 +239,47 @@ fn every_prefix_of_a_module_parses_the_same() {
         }
     }
 }
+
+/// Where a shape ends when a `{` follows it after spaces, line breaks or a
+/// comment: the token parser reads a layout when the `{` is followed by an
+/// integer or `:` (as XLA does), so `-> f32[4] {` opens the body but
+/// `-> f32[4] {\n  9…` does not. Found by the fuzz target.
+#[test]
+fn shapes_end_where_the_token_parser_ends_them() {
+    let headers = [
+        "ENTRY %e (p: f32[4]) -> f32[4] {",
+        "ENTRY %e (p: f32[4]) -> f32[4]{",
+        "ENTRY %e (p: f32[4] ) -> f32[4]  {",
+        "ENTRY %e (p: f32[4]{0}) -> f32[4] {0} {",
+        "ENTRY %e (p: f32[4]{0}) -> f32[4]{ 0} {",
+        "ENTRY %e (p: f32[4]) -> f32[4] /*c*/ {",
+        "ENTRY %e (p: f32[4]) -> f32[4] /*c*/ {0} {",
+        "ENTRY %e (p: f32[4]) -> f32[4]\n{",
+        "ENTRY %e (p: (f32[4], s32[])) -> f32[4] {",
+    ];
+    let bodies = [
+        "\n  %p = f32[4]{0} parameter(0)\n  ROOT %n = f32[4]{0} negate(%p)\n}\n",
+        "\n  9%p = f32[4]{0} parameter(0)\n  ROOT %n = f32[4]{0} negate(%p)\n}\n",
+        "\n  -1 %p = f32[4]{0} parameter(0)\n}\n",
+        "\n  :%p = f32[4]{0} parameter(0)\n}\n",
+        "}\n",
+    ];
+    for header in headers {
+        for body in bodies {
+            check(header, &format!("HloModule shapes\n\n{header}{body}"));
+        }
+    }
+    let instructions = [
+        "%n = f32[4] {0} negate(%p)",
+        "%n = f32[4]{0} {0} negate(%p)",
+        "%n = f32[4] /*c*/ negate(%p)",
+        "%n = f32[4] /*c*/ {0} negate(%p)",
+        "%n = f32[4]\n  {0} negate(%p)",
+    ];
+    for line in instructions {
+        let text = format!(
+            "HloModule shapes\n\nENTRY %e (p: f32[4]) -> f32[4] {{\n  %p = f32[4]{{0}} parameter(0)\n  {line}\n  ROOT %m = f32[4]{{0}} negate(%n)\n}}\n"
+        );
+        check(line, &text);
+    }
+}

@@ -424,14 +424,31 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
                 return None;
             }
             let end = open + text[open..].iter().position(|&c| c == b']')? + 1;
-            let layout = &text[end..];
-            if layout.first() != Some(&b'{')
-                || !layout
-                    .get(1)
-                    .is_some_and(|&c| c.is_ascii_digit() || c == b':')
-            {
-                return Some(start + end);
+            // The token parser reads a layout wherever the next token is `{`
+            // and the one after it an integer or `:`, across spaces, line
+            // breaks and comments (as XLA does: `-> f32[4] {` opens a body,
+            // `f32[4] {0}` has a layout). Only an unspaced layout is read here;
+            // the usual followers (`{0}`, ` add(`, ` %x`, `,`, `)`) are told
+            // apart by a byte or two.
+            let after = start + end;
+            match src.get(after) {
+                Some(b'{')
+                    if src
+                        .get(after + 1)
+                        .is_some_and(|&c| c.is_ascii_digit() || c == b':') => {}
+                Some(b' ')
+                    if src
+                        .get(after + 1)
+                        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'%' || c == b'_') =>
+                {
+                    return Some(after);
+                }
+                Some(b'{' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => {
+                    return spaced_shape_end(src, after);
+                }
+                _ => return Some(after),
             }
+            let layout = &text[end..];
             let mut depth = 0usize;
             for (k, &c) in layout.iter().enumerate() {
                 match c {
@@ -450,6 +467,32 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Where an array shape whose dimensions end at `after` ends, when a space,
+/// a comment or a `{` that does not open an unspaced layout follows: `None`
+/// when the token parser may read a layout there.
+fn spaced_shape_end(src: &[u8], after: usize) -> Option<usize> {
+    let brace = skip_spaces(src, after);
+    match src.get(brace) {
+        Some(b'{') => {}
+        Some(b'/') => return None,
+        _ => return Some(after),
+    }
+    let inside = skip_spaces(src, brace + 1);
+    match src.get(inside) {
+        Some(c) if c.is_ascii_digit() || matches!(c, b':' | b'-' | b'+' | b'/') => None,
+        _ => Some(after),
+    }
+}
+
+/// The first byte from `at` on that is not a space, tab or line break.
+fn skip_spaces(src: &[u8], at: usize) -> usize {
+    at + src.get(at..).map_or(0, |rest| {
+        rest.iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+            .count()
+    })
 }
 
 /// Which layouts a [`ShapePrinter`] prints.
