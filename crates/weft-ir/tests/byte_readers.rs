@@ -283,3 +283,61 @@ fn shapes_end_where_the_token_parser_ends_them() {
         check(line, &text);
     }
 }
+
+/// Computation signatures as XLA prints them, and ones just outside that form;
+/// each computation is written twice so that its shapes are also read from
+/// the cache.
+#[test]
+fn signatures_parse_the_same() {
+    let signatures = [
+        "(a: f32[4], b: f32[4]) -> f32[4]",
+        "(a: f32[4], b: f32[4]) -> f32[4]{0}",
+        "(a: f32[4]{0}, b: f32[4]) -> (f32[4], s32[])",
+        "() -> f32[4]",
+        "(a: f32[4],b: f32[4]) -> f32[4]",
+        "(a : f32[4], b: f32[4]) -> f32[4]",
+        "(a:f32[4], b: f32[4]) -> f32[4]",
+        "(a: f32[4], b: f32[4])->f32[4]",
+        "(a: f32[4], b: f32[4] ) -> f32[4]",
+        "(%a: f32[4], b: f32[4]) -> f32[4]",
+        "(bf_0: f32[4], b: f32[4]) -> f32[4]",
+        "(a.1: f32[4], b-2: f32[4]) -> f32[4]",
+        "(a: f32[4], b: f32[4]) f32[4]",
+        "(a: f32[4], b: f32[4]) -> f32[5]",
+        "(a: f32[4], b: f32[4] -> f32[4]",
+        "(a: f32[4], b: f32[4]) -> f32[4]  ",
+        "(a: f32[4], b: f32[4]) -> f32[4] /*c*/",
+    ];
+    let mut parsed = 0;
+    for signature in signatures {
+        let computation = |name: &str| {
+            format!(
+                "%{name} {signature} {{\n  %a = f32[4]{{0}} parameter(0)\n  %b = f32[4]{{0}} parameter(1)\n  ROOT %c = f32[4]{{0}} add(%a, %b)\n}}\n\n"
+            )
+        };
+        let text = format!(
+            "HloModule signatures\n\n{}{}ENTRY %main (p: f32[4]) -> f32[4] {{\n  %p = f32[4]{{0}} parameter(0)\n  %x = f32[4]{{0}} call(%p, %p), to_apply=%first\n  ROOT %y = f32[4]{{0}} call(%x, %p), to_apply=%second\n}}\n",
+            computation("first"),
+            computation("second"),
+        );
+        check(signature, &text);
+        parsed += usize::from(parse_by_tokens(&text).is_ok());
+    }
+    // The near-misses include accepted spellings, not only errors.
+    assert_eq!(parsed, 11, "signatures that parse");
+}
+
+/// The token parser refuses to nest more than 64 levels deep; a shape read
+/// before is not read from the cache where parsing its text again would go
+/// past that limit, so text near the limit gets the same diagnostic either
+/// way. Found by the fuzz target.
+#[test]
+fn the_nesting_limit_holds_for_remembered_shapes() {
+    for depth in 56..=68 {
+        let open = "(".repeat(depth);
+        let text = format!(
+            "HloModule m\n\nENTRY %main {{\n  %p = f32[] parameter(0)\n  %a = ((), (), s32[]) call-start(), to_apply={{\n    %x = f32[] parameter(0)\n    ROOT %y = f32[] add(%x, %x)\n  }}\n  %b = ((), (), s32[]) call-start(), to_apply={{\n    %z ={open}(), (), s32[]) call.1)\n}}\n"
+        );
+        check(&format!("{depth} parentheses"), &text);
+    }
+}

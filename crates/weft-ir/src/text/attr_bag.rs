@@ -6,8 +6,6 @@
 //! the attributes it knows. Anything left over was not valid for the opcode and is
 //! reported at its own position, as XLA does ("unexpected attribute").
 
-use rustc_hash::FxHashMap;
-
 use crate::attrs::{
     ConvolutionDims, DomainAttrs, FrontendAttributes, Metadata, OutputOperandAlias, PaddingConfig,
     Precision, ReplicaGroups, ResultAccuracy, Sharding, SliceRange, Statistics, Window,
@@ -18,6 +16,7 @@ use crate::module::{Comp, Instr};
 use crate::shape::Shape;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, ParseError, Parser};
+use crate::text::text_cache::TextCache;
 
 /// A parsed attribute value.
 #[derive(Clone, Debug)]
@@ -373,8 +372,8 @@ impl<'s> Bag<'s> {
 /// [`plain_value_end`] for which texts qualify).
 #[derive(Default)]
 pub(crate) struct ValueCache<'s> {
-    pub replica_groups: FxHashMap<&'s str, ReplicaGroups>,
-    pub shardings: FxHashMap<&'s str, Sharding>,
+    pub replica_groups: TextCache<'s, ReplicaGroups>,
+    pub shardings: TextCache<'s, Sharding>,
 }
 
 /// The end of the attribute value whose text starts at `start`: the first `,`,
@@ -404,7 +403,7 @@ impl<'s> Parser<'s> {
     /// may be cached.
     fn cached_or_parsed<T: Clone>(
         &mut self,
-        map: impl for<'c> Fn(&'c mut ValueCache<'s>) -> &'c mut FxHashMap<&'s str, T>,
+        map: impl for<'c> Fn(&'c mut ValueCache<'s>) -> &'c mut TextCache<'s, T>,
         parse: impl FnOnce(&mut Self) -> PResult<T>,
     ) -> PResult<T> {
         let start = self.tok.start as usize;
@@ -413,7 +412,8 @@ impl<'s> Parser<'s> {
             _ => return parse(self),
         };
         let text = &self.src[start..end];
-        if let Some(value) = map(&mut self.value_cache).get(text) {
+        let depth = self.depth();
+        if let Some(value) = map(&mut self.value_cache).get(text, depth) {
             let value = value.clone();
             self.seek(end);
             return Ok(value);

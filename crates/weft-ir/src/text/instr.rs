@@ -335,7 +335,7 @@ impl<'s> Parser<'s> {
                 if bytes.get(end) != Some(&b' ') {
                     return None;
                 }
-                let shape = *self.shape_cache[1].get(&src[i..end])?;
+                let shape = *self.shape_cache[1].get(&src[i..end], self.depth())?;
                 i = end + 1;
                 Some(shape)
             } else {

@@ -132,6 +132,20 @@ fn is_ident_continue(b: u8) -> bool {
 /// reads one there: an identifier directly followed by `=`. Text that could
 /// start dimension labels (`bf_…`) is left to the lexer.
 pub(crate) fn attr_name_end(bytes: &[u8], start: usize) -> Option<usize> {
+    named_before(bytes, start, b'=')
+}
+
+/// Where a parameter name of a computation signature (`name:`) starting at
+/// `start` ends, if the lexer reads one there: an identifier directly
+/// followed by `:`. Text that could start dimension labels is left to the
+/// lexer.
+pub(crate) fn param_name_end(bytes: &[u8], start: usize) -> Option<usize> {
+    named_before(bytes, start, b':')
+}
+
+/// Where an identifier starting at `start` and directly followed by `marker`
+/// ends, if the lexer reads one there.
+fn named_before(bytes: &[u8], start: usize, marker: u8) -> Option<usize> {
     let first = *bytes.get(start)?;
     if !is_ident_start(first) {
         return None;
@@ -141,7 +155,7 @@ pub(crate) fn attr_name_end(bytes: &[u8], start: usize) -> Option<usize> {
         return None;
     }
     let end = ident_run_end(bytes, start);
-    (bytes.get(end) == Some(&b'=')).then_some(end)
+    (bytes.get(end) == Some(&marker)).then_some(end)
 }
 
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at

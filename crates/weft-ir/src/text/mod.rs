@@ -21,6 +21,7 @@ pub(crate) mod parser;
 pub mod printer;
 pub(crate) mod shape;
 mod source_map;
+mod text_cache;
 
 pub use literal::print_literal;
 pub use printer::{

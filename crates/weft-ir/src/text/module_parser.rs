@@ -2,11 +2,14 @@
 //! stack-frame tables, computation definitions (named and inline), and the
 //! module-level finishing steps (entry, schedule, entry layout).
 
+use crate::diagnostic::Span;
 use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
+use crate::shape::Shape;
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
-use crate::text::lexer::Tok;
+use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
+use crate::text::shape::shape_text_end;
 
 impl<'s> Parser<'s> {
     /// A whole module: with or without the `HloModule` header.
@@ -361,7 +364,20 @@ impl<'s> Parser<'s> {
         // The signature is read and checked against the root; XLA ignores its
         // parameter list.
         let mut declared_result = None;
-        if self.at(Tok::LParen) {
+        if let Some((span, shape, result_end)) = self.direct_signature() {
+            // The `{` follows the result shape after one space.
+            let brace = result_end + 1;
+            self.set_token(
+                Token {
+                    kind: Tok::LBrace,
+                    start: brace as u32,
+                    end: brace as u32 + 1,
+                },
+                result_end,
+                brace + 1,
+            );
+            declared_result = Some((span, shape));
+        } else if self.at(Tok::LParen) {
             self.bump();
             if !self.eat(Tok::RParen) {
                 loop {
@@ -423,6 +439,59 @@ impl<'s> Parser<'s> {
             self.marked_entry = Some(comp);
         }
         Ok(comp)
+    }
+
+    /// At the `(` of a computation's signature: `(name: shape, …) -> shape {`
+    /// as XLA prints it, every shape seen before, read from the bytes. Gives
+    /// the span of the result shape's first token, the shape and where its
+    /// text ends (one space before the `{`); `None` leaves anything else to
+    /// the tokens.
+    fn direct_signature(&self) -> Option<(Span, Shape, usize)> {
+        if !self.byte_readers || !self.at(Tok::LParen) {
+            return None;
+        }
+        let bytes = self.src.as_bytes();
+        let cached = |start: usize| -> Option<(Shape, usize)> {
+            let end = shape_text_end(bytes, start)?;
+            Some((
+                *self.shape_cache[0].get(&self.src[start..end], self.depth())?,
+                end,
+            ))
+        };
+        let mut at = self.tok.end as usize;
+        if bytes.get(at) == Some(&b')') {
+            at += 1;
+        } else {
+            loop {
+                let name_end = crate::text::lexer::param_name_end(bytes, at)?;
+                if bytes.get(name_end + 1) != Some(&b' ') {
+                    return None;
+                }
+                let (_, shape_end) = cached(name_end + 2)?;
+                match bytes.get(shape_end..shape_end + 2)? {
+                    b", " => at = shape_end + 2,
+                    [b')', _] => {
+                        at = shape_end + 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        if !bytes.get(at..)?.starts_with(b" -> ") {
+            return None;
+        }
+        let result_start = at + 4;
+        let (result, result_end) = cached(result_start)?;
+        if !bytes.get(result_end..)?.starts_with(b" {") {
+            return None;
+        }
+        // The result shape's first token: `(` of a tuple, or the element type.
+        let first_end = match bytes[result_start] {
+            b'(' => result_start + 1,
+            _ => crate::text::lexer::ident_run_end(bytes, result_start),
+        };
+        Some((Span::new(result_start, first_end), result, result_end))
     }
 
     /// `{ instruction* }` for `comp`, then the computation is finished.

@@ -148,6 +148,11 @@ impl ScopeNames {
     }
 }
 
+/// How many levels [`Parser::nested`] goes down before it refuses: HLO nests
+/// shapes, operands, literals and computations only a few levels deep, and a
+/// limit keeps hostile text from exhausting the stack.
+pub(crate) const MAX_DEPTH: u32 = 64;
+
 /// The parser state.
 pub(crate) struct Parser<'s> {
     pub src: &'s str,
@@ -175,7 +180,7 @@ pub(crate) struct Parser<'s> {
     /// The computation written with `ENTRY`.
     pub marked_entry: Option<Comp>,
     /// Shapes by their exact text, without and with default layouts filled in.
-    pub shape_cache: [FxHashMap<&'s str, Shape>; 2],
+    pub shape_cache: [crate::text::text_cache::TextCache<'s, Shape>; 2],
     /// Replica groups and shardings by their exact text: modules repeat a few
     /// of them on every collective and every sharded instruction.
     pub value_cache: crate::text::attr_bag::ValueCache<'s>,
@@ -622,7 +627,6 @@ impl<'s> Parser<'s> {
     /// capped to keep hostile input from overflowing the stack; real HLO nests
     /// fewer than ten levels.
     pub fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        const MAX_DEPTH: u32 = 64;
         if self.depth >= MAX_DEPTH {
             return Err(self
                 .error(format!("nesting is more than {MAX_DEPTH} levels deep"))
@@ -634,6 +638,11 @@ impl<'s> Parser<'s> {
         let result = parse(self);
         self.depth -= 1;
         result
+    }
+
+    /// How many levels [`nested`](Self::nested) has gone down.
+    pub fn depth(&self) -> u32 {
+        self.depth
     }
 
     /// The computation being parsed.

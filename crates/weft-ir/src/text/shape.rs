@@ -59,7 +59,7 @@ impl<'s> Parser<'s> {
             _ => return self.shape_uncached(fill_layout),
         };
         let key = &self.src[start..end];
-        if let Some(&shape) = self.shape_cache[usize::from(fill_layout)].get(key) {
+        if let Some(&shape) = self.shape_cache[usize::from(fill_layout)].get(key, self.depth()) {
             self.seek(end);
             return Ok(shape);
         }
@@ -78,7 +78,7 @@ impl<'s> Parser<'s> {
             return None;
         }
         let end = shape_text_end(self.src.as_bytes(), start)?;
-        let shape = *self.shape_cache[1].get(&self.src[start..end])?;
+        let shape = *self.shape_cache[1].get(&self.src[start..end], self.depth())?;
         Some((shape, end))
     }
 
