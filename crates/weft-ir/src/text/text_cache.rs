@@ -6,8 +6,9 @@
 //! again would give it. Parsing the same text gives the same value, except
 //! that the token parser refuses to nest deeper than
 //! [`MAX_DEPTH`](crate::text::parser::MAX_DEPTH) levels; so each entry keeps
-//! a bound on how many levels its text nests (one per `(` and `{` in it, plus
-//! one), and is handed out only at a depth where that many more are allowed.
+//! a bound on how many levels its text nests (one more than its deepest
+//! bracket nesting), and is handed out only at a depth where that many more
+//! are allowed.
 
 use rustc_hash::FxHashMap;
 
@@ -30,6 +31,7 @@ impl<T> Default for TextCache<'_, T> {
 impl<'s, T> TextCache<'s, T> {
     /// The value parsed from exactly `text`, if parsing it at nesting depth
     /// `depth` would not go past the parser's limit.
+    #[inline]
     pub fn get(&self, text: &str, depth: u32) -> Option<&T> {
         let (value, levels) = self.entries.get(text)?;
         (depth + levels <= MAX_DEPTH).then_some(value)
@@ -43,10 +45,22 @@ impl<'s, T> TextCache<'s, T> {
 
 /// An upper bound on the levels parsing `text` nests: each level of a shape
 /// (a tuple's elements, a buffer's or a layout's inner shape) or of a sharding
-/// (a tuple's elements) is opened by a bracket.
+/// (a tuple's elements) lies inside one more bracket, so one more than the
+/// deepest bracket nesting bounds them (a wide tuple is as shallow as a
+/// narrow one).
 fn nesting_bound(text: &str) -> u32 {
-    let brackets = text.bytes().filter(|&b| b == b'(' || b == b'{').count();
-    u32::try_from(brackets).map_or(u32::MAX, |n| n.saturating_add(1))
+    let (mut depth, mut deepest) = (0u32, 0u32);
+    for byte in text.bytes() {
+        match byte {
+            b'(' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest.saturating_add(1)
 }
 
 #[cfg(test)]
@@ -56,17 +70,16 @@ mod tests {
     #[test]
     fn a_text_is_handed_out_only_where_its_nesting_fits() {
         let mut cache = TextCache::default();
-        cache.insert("((f32[], s32[]), f32[2]{0})", 7);
-        // Three brackets and the shape itself: four levels.
-        assert_eq!(cache.get("((f32[], s32[]), f32[2]{0})", 0), Some(&7));
-        assert_eq!(
-            cache.get("((f32[], s32[]), f32[2]{0})", MAX_DEPTH - 4),
-            Some(&7)
-        );
-        assert_eq!(
-            cache.get("((f32[], s32[]), f32[2]{0})", MAX_DEPTH - 3),
-            None
-        );
+        let text = "((f32[], s32[]), f32[2]{0})";
+        cache.insert(text, 7);
+        // Brackets two deep, and the shape itself: three levels.
+        assert_eq!(cache.get(text, 0), Some(&7));
+        assert_eq!(cache.get(text, MAX_DEPTH - 3), Some(&7));
+        assert_eq!(cache.get(text, MAX_DEPTH - 2), None);
         assert_eq!(cache.get("(f32[], s32[])", 0), None);
+        // A wide tuple is as shallow as a narrow one.
+        let wide = format!("({})", vec!["f32[2]{0}"; 100].join(", "));
+        cache.insert(&wide, 8);
+        assert_eq!(cache.get(&wide, MAX_DEPTH - 3), Some(&8));
     }
 }
