@@ -359,14 +359,23 @@ impl<'s> Parser<'s> {
         let bytes = src.as_bytes();
         let mut m = Metadata::default();
         let mut i = start + 1;
+        // Fields are separated by spaces and at most one comma, as the token
+        // parser reads them; a second comma is its error to report.
+        let mut comma = false;
         loop {
             match *bytes.get(i)? {
                 b'}' => return Some((m, i + 1)),
-                b' ' | b',' => {
+                b' ' => {
                     i += 1;
                     continue;
                 }
-                _ => {}
+                b',' if !comma => {
+                    comma = true;
+                    i += 1;
+                    continue;
+                }
+                b',' => return None,
+                _ => comma = false,
             }
             // A key runs to its `=` (the longest is 17 bytes); a key that is
             // not one of those matched below sends the metadata to the token
