@@ -117,14 +117,7 @@ impl NameUniquer {
     pub fn unique(&mut self, wanted: &str) -> String {
         let wanted = if wanted.is_empty() { "name" } else { wanted };
         let (base, suffix) = split_suffix(wanted);
-        let id = match self.bases.get_mut(base) {
-            Some(set) => set.register(suffix.unwrap_or(0)),
-            None => {
-                let id = suffix.unwrap_or(0);
-                self.bases.insert(base.into(), SuffixSet::new(id));
-                id
-            }
-        };
+        let id = self.register(base, suffix);
         match (suffix, id) {
             (None, 0) => wanted.to_string(),
             _ => format!("{base}.{id}"),
@@ -140,20 +133,26 @@ impl NameUniquer {
             return;
         }
         let (base, suffix) = split_suffix(name);
-        let id = match self.bases.get_mut(base) {
-            Some(set) => set.register(suffix.unwrap_or(0)),
-            None => {
-                let id = suffix.unwrap_or(0);
-                self.bases.insert(base.into(), SuffixSet::new(id));
-                id
-            }
-        };
+        let id = self.register(base, suffix);
         let unchanged = match suffix {
             None => id == 0,
             Some(suffix) => suffix == id && is_canonical_suffix(&name[base.len() + 1..]),
         };
         if !unchanged {
             *name = format!("{base}.{id}");
+        }
+    }
+
+    /// Marks the suffix `suffix` (0 for none) of `base` as used, or the next
+    /// free one; returns the suffix used.
+    fn register(&mut self, base: &str, suffix: Option<i64>) -> i64 {
+        match self.bases.get_mut(base) {
+            Some(set) => set.register(suffix.unwrap_or(0)),
+            None => {
+                let id = suffix.unwrap_or(0);
+                self.bases.insert(base.into(), SuffixSet::new(id));
+                id
+            }
         }
     }
 
