@@ -383,7 +383,12 @@ impl<'s> Parser<'s> {
     /// Whether the current token is the identifier `word`.
     #[inline]
     pub fn at_word(&self, word: &str) -> bool {
-        self.tok.kind == Tok::Ident && self.cur_text() == word
+        // Compared by length and first byte before the text: this runs on
+        // every instruction (`ROOT`) and every computation (`ENTRY`).
+        self.tok.kind == Tok::Ident
+            && (self.tok.end - self.tok.start) as usize == word.len()
+            && self.src.as_bytes().get(self.tok.start as usize) == word.as_bytes().first()
+            && self.cur_text() == word
     }
 
     /// Consumes the identifier `word` if it is current.
