@@ -84,7 +84,7 @@ impl<'s> Parser<'s> {
             )?
         } else if self.at(Tok::Equal)
             && self.src.as_bytes().get(after_equal) == Some(&b' ')
-            && let Some((shape, end)) = self.cached_shape_at(after_equal + 1)
+            && let Some((shape, end)) = self.cached_shape_at(after_equal + 1, true)
         {
             self.seek(end);
             self.rhs_after_shape(Some((name, name_span)), Some(shape), false)?
@@ -110,7 +110,7 @@ impl<'s> Parser<'s> {
         if !bytes.get(name_end..)?.starts_with(b" = ") {
             return None;
         }
-        let (shape, shape_end) = self.cached_shape_at(name_end + 3)?;
+        let (shape, shape_end) = self.cached_shape_at(name_end + 3, true)?;
         if bytes.get(shape_end) != Some(&b' ') {
             return None;
         }
@@ -125,28 +125,19 @@ impl<'s> Parser<'s> {
         Some((shape, opcode, Span::new(opcode_start, opcode_end)))
     }
 
-    /// At the `(` of `parameter(N)`: reads `(N)` when `N` is a plain run of at
-    /// most 18 digits (what the lexer would read as one integer), moving past
-    /// the `)`. `None` leaves anything else to the tokens.
+    /// At the `(` of `parameter(N)`: reads `(N)` when `N` is a plain integer
+    /// that fits 64 bits (what the lexer would read as one integer token),
+    /// moving past the `)`. `None` leaves anything else to the tokens.
     fn direct_parameter_number(&mut self) -> Option<(i64, Span)> {
         if !self.byte_readers || !self.at(Tok::LParen) {
             return None;
         }
         let bytes = self.src.as_bytes();
         let digits_start = self.tok.end as usize;
-        let digits = bytes
-            .get(digits_start..)?
-            .iter()
-            .take(19)
-            .take_while(|c| c.is_ascii_digit())
-            .count();
-        let close = digits_start + digits;
-        if digits == 0 || digits > 18 || bytes.get(close) != Some(&b')') {
+        let (number, close) = crate::text::parser::scan_int(bytes, digits_start)?;
+        if bytes.get(close) != Some(&b')') {
             return None;
         }
-        let number = bytes[digits_start..close]
-            .iter()
-            .fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
         self.seek(close + 1);
         Some((number, Span::new(digits_start, close)))
     }

@@ -9,7 +9,6 @@ use crate::shape::Shape;
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
-use crate::text::shape::shape_text_end;
 
 impl<'s> Parser<'s> {
     /// A whole module: with or without the `HloModule` header.
@@ -451,13 +450,8 @@ impl<'s> Parser<'s> {
             return None;
         }
         let bytes = self.src.as_bytes();
-        let cached = |start: usize| -> Option<(Shape, usize)> {
-            let end = shape_text_end(bytes, start)?;
-            Some((
-                *self.shape_cache[0].get(&self.src[start..end], self.depth())?,
-                end,
-            ))
-        };
+        // Signatures keep shapes as written, without default layouts.
+        let cached = |start: usize| self.cached_shape_at(start, false);
         let mut at = self.tok.end as usize;
         if bytes.get(at) == Some(&b')') {
             at += 1;

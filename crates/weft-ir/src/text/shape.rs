@@ -71,14 +71,19 @@ impl<'s> Parser<'s> {
     }
 
     /// The shape whose text starts at byte `start`, if that exact text has
-    /// been read before as a shape with layouts filled in, with the end of
-    /// its text.
-    pub(crate) fn cached_shape_at(&self, start: usize) -> Option<(Shape, usize)> {
+    /// been read before as a shape (with layouts filled in or not, as
+    /// `fill_layout` says), with the end of its text.
+    pub(crate) fn cached_shape_at(
+        &self,
+        start: usize,
+        fill_layout: bool,
+    ) -> Option<(Shape, usize)> {
         if !self.byte_readers {
             return None;
         }
         let end = shape_text_end(self.src.as_bytes(), start)?;
-        let shape = *self.shape_cache[1].get(&self.src[start..end], self.depth())?;
+        let cache = &self.shape_cache[usize::from(fill_layout)];
+        let shape = *cache.get(&self.src[start..end], self.depth())?;
         Some((shape, end))
     }
 
