@@ -531,14 +531,18 @@ pub(crate) fn parse_module_in_chunks<'s>(
                 parser.fragments.extend(pending);
             }
         }
-        let result = parser.module();
+        // A worker waits to free its fragments until every sender of its
+        // give-back channel is gone, and the scope waits for the workers: the
+        // fragments the main parser holds are let go of even if it panics,
+        // or a bug would hang the process instead of reporting itself.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.module()));
         // Workers whose chunk the main parser never reached stop early.
         cancel.store(true, Ordering::Relaxed);
         parser.fragments.clear();
         if let Some(open) = parser.open_fragment.take() {
             open.close();
         }
-        result
+        result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
 }
 
@@ -1018,6 +1022,10 @@ impl<'s> Parser<'s> {
         let (fragment, map) = (&mut open.fragment, &mut open.map);
         let mut resume = segment.end;
         for (k, item) in items.iter().enumerate() {
+            #[cfg(test)]
+            if self.panic_at == Some(item.start) {
+                panic!("injected by a test");
+            }
             if item.hole {
                 self.seek(item.start as usize);
                 let instr = self.instruction()?;
@@ -1483,5 +1491,33 @@ mod tests {
         assert_eq!(parse(&workers, Stealing::MainTakesEveryOther), sequential);
         assert_eq!(parse(&workers, Stealing::Forbidden), sequential);
         assert_eq!(parse(&workers, Stealing::Allowed), sequential);
+    }
+
+    #[test]
+    fn a_panic_of_the_main_parser_is_reported_not_waited_on() {
+        use super::{Stealing, parse_module_in_chunks};
+        use crate::text::parser::Parser;
+        let text = many_computations(400);
+        let survey = survey_lines(&text);
+        let starts = body_starts(&text, &survey.bodies);
+        // The main parser panics in the middle of merging the first worker's
+        // fragments, while the worker holds more.
+        let cuts: Vec<(usize, usize)> =
+            (0..4).map(|k| (0, starts[100 + 50 * k] as usize)).collect();
+        let workers = super::chunks_for_workers(&cuts);
+        let panic_at = starts[120];
+        let (done, outcome) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(|| {
+                let mut parser = Parser::with_capacity(&text, survey.newlines);
+                parser.panic_at = Some(panic_at);
+                let _ = parse_module_in_chunks(&mut parser, &workers, &starts, Stealing::Forbidden);
+            });
+            let _ = done.send(result.is_err());
+        });
+        let panicked = outcome
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the parse ends instead of waiting for its worker forever");
+        assert!(panicked, "the injected panic reaches the caller");
     }
 }

@@ -228,6 +228,10 @@ pub(crate) struct Parser<'s> {
     pub fragments: VecDeque<crate::text::chunked::PendingFragment<'s>>,
     /// On the main parser: the fragment whose bodies it is merging.
     pub open_fragment: Option<crate::text::chunked::OpenFragment<'s>>,
+    /// Tests only: the main parser panics when it reaches this byte, standing
+    /// in for a bug.
+    #[cfg(test)]
+    pub panic_at: Option<u32>,
 }
 
 /// The largest name map (in entries) kept for reuse when its computation ends.
@@ -280,6 +284,8 @@ impl<'s> Parser<'s> {
             chunk: None,
             fragments: VecDeque::new(),
             open_fragment: None,
+            #[cfg(test)]
+            panic_at: None,
         }
     }
 
