@@ -427,3 +427,74 @@ fn planned_parse_of_many_computations_is_the_sequential_parse() {
         }
     }
 }
+
+/// A module whose entry body holds `count` instructions, in lines long
+/// enough for the body to be split over workers.
+fn huge_body(count: usize) -> String {
+    let mut text = String::from(
+        "HloModule huge\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n  %v0 = f32[4]{0} negate(%p)\n  %v1 = f32[4]{0} negate(%v0)\n",
+    );
+    for i in 2..count {
+        let _ = writeln!(
+            text,
+            "  %v{i} = f32[4]{{0}} add(%v{}, %v{}), metadata={{op_name=\"layer/add\"}}",
+            i - 1,
+            i - 2
+        );
+    }
+    let _ = writeln!(text, "  ROOT %r = f32[4]{{0}} negate(%v{})\n}}", count - 1);
+    text
+}
+
+/// A name defined twice in a huge body is reported at its second definition,
+/// as the sequential parse with source positions reports it, however far apart
+/// the two are and wherever the workers' share begins.
+#[test]
+fn duplicate_names_in_a_huge_body_are_reported_where_they_are() {
+    let text = huge_body(90_000);
+    assert!(text.len() > 4 << 20, "{}", text.len());
+    let cases = [
+        ("good", "", ""),
+        // Far apart, both early (the main parser's share).
+        ("early", "%v30000 = f32[4]{0} add", "%v5 = f32[4]{0} add"),
+        // Far apart, the second late (a worker's share).
+        ("late", "%v85000 = f32[4]{0} add", "%v7 = f32[4]{0} add"),
+        // Close together.
+        (
+            "close",
+            "%v60010 = f32[4]{0} add",
+            "%v60002 = f32[4]{0} add",
+        ),
+        // The last instruction, found only when the body ends.
+        (
+            "root",
+            "ROOT %r = f32[4]{0} negate",
+            "ROOT %v3 = f32[4]{0} negate",
+        ),
+    ];
+    for (name, from, to) in cases {
+        assert!(text.contains(from), "{name}");
+        let text = text.replacen(from, to, 1);
+        let expected = match weft_ir::text::parse_with_source_map(&text) {
+            Ok(_) => None,
+            Err(d) => Some(format!("error: {d:?}")),
+        };
+        assert_eq!(expected.is_some(), name != "good", "{name}: {expected:?}");
+        if let Some(expected) = &expected {
+            assert!(
+                expected.contains("instruction already exists"),
+                "{name}: {expected}"
+            );
+        }
+        for threads in [1, 2, 3] {
+            let got = parsed_with_threads(&text, threads);
+            match &expected {
+                Some(expected) => assert_eq!(&got, expected, "{name} on {threads} threads"),
+                None => assert!(
+                    !got.starts_with("error"),
+                    "{name} on {threads} threads: {got:.300}"
+                ),
+            }
+        }
+    }
+}
