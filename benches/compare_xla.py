@@ -16,7 +16,9 @@ file `--repeat` times (median), so the peak memory reported is that file's alone
 machines this runs on are shared and their speed drifts over seconds: pairing weft with
 XLA round by round, and taking the median of the rounds' ratios, keeps a slow stretch from
 landing on one side only. The table gives median times over the rounds, the median ratio
-and, in brackets, the lowest and highest round's ratio. weft prints the long form (`weft
+and, in brackets, the lowest and highest round's ratio; "fastest" divides XLA's fastest
+parse by weft's (a busy machine only ever adds time, so the fastest rounds are the ones
+it disturbed least). weft prints the long form (`weft
 fmt`'s default); XLA prints the same form (operand shapes and large constants on). Ratios
 are weft's throughput over XLA's: higher is better for weft. weft parses on every core by
 default (XLA's parser uses one); the "1 thread" columns are weft's parse with
@@ -98,10 +100,11 @@ def main():
         parser.error("no files: give FILE..., --generate or --largest")
 
     header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'1 thread':>10} {'XLA parse':>10} "
-              f"{'ratio [range]':>17} {'1 thread [range]':>17} | "
+              f"{'ratio [range]':>17} {'1 thread [range]':>17} {'fastest':>8} | "
               f"{'weft print':>10} {'XLA print':>10} {'ratio [range]':>17} | {'weft MB':>8} {'XLA MB':>8}")
     print(f"{args.rounds} rounds of weft, weft --threads 1 and XLA back to back; "
-          f"times are medians, ratios the median and range of the rounds' ratios")
+          f"times are medians, ratios the median and range of the rounds' ratios; "
+          f"'fastest' is XLA's fastest parse over weft's fastest")
     print(header)
     print("-" * len(header))
     for path in files:
@@ -123,9 +126,13 @@ def main():
             text = f"{statistics.median(ratios):.1f}x [{min(ratios):.1f}-{max(ratios):.1f}]"
             return f"{text:>17}"
 
+        def fastest(side, key):
+            best = min(r[2][key] for r in rounds) / min(r[side][key] for r in rounds)
+            return f"{best:>7.1f}x"
+
         peak = lambda side: max(r[side]["peak_rss_bytes"] for r in rounds) / 1e6
         print(f"{name:<44} {lines:>9} | {median(0, 'parse_ms'):>8.0f}ms {median(1, 'parse_ms'):>8.0f}ms "
-              f"{median(2, 'parse_ms'):>8.0f}ms {ratio(0, 'parse_ms')} {ratio(1, 'parse_ms')} | "
+              f"{median(2, 'parse_ms'):>8.0f}ms {ratio(0, 'parse_ms')} {ratio(1, 'parse_ms')} {fastest(0, 'parse_ms')} | "
               f"{median(0, 'print_ms'):>8.0f}ms {median(2, 'print_ms'):>8.0f}ms {ratio(0, 'print_ms')} | "
               f"{peak(0):>8.0f} {peak(2):>8.0f}")
         sys.stdout.flush()
