@@ -41,7 +41,7 @@ pub fn parse(source: &str) -> Result<Module, Diagnostic> {
 /// Parses HLO text into a module and the source positions of its entities,
 /// using every core the machine has for a large module.
 pub fn parse_with_source_map(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
-    parse_on(source, all_cores(), true)
+    parse_on(source, all_cores(), true, true)
 }
 
 /// Parses HLO text on at most `threads` threads (1 parses sequentially). A large
@@ -52,9 +52,9 @@ pub fn parse_with_threads(source: &str, threads: usize) -> Result<Module, Diagno
     // No source map is kept, which saves memory and time. A diagnostic may
     // point at an earlier definition through it, so a failed parse is repeated
     // with it, to give the diagnostic `parse_with_source_map` gives.
-    match parse_on(source, threads, false) {
+    match parse_on(source, threads, false, true) {
         Ok((module, _)) => Ok(module),
-        Err(_) => parse_on(source, threads, true).map(|(module, _)| module),
+        Err(_) => parse_on(source, threads, true, true).map(|(module, _)| module),
     }
 }
 
@@ -62,14 +62,19 @@ fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Parses on at most `threads` threads, keeping source positions when
+/// `record_spans` and reading XLA's own printing from the bytes when
+/// `byte_readers` (see [`parser::Parser`]'s fields of those names).
 fn parse_on(
     source: &str,
     threads: usize,
     record_spans: bool,
+    byte_readers: bool,
 ) -> Result<(Module, SourceMap), Diagnostic> {
     let survey = chunked::survey_lines(source);
     let mut parser = parser::Parser::with_capacity(source, survey.newlines);
     parser.record_spans = record_spans;
+    parser.byte_readers = byte_readers;
     chunked::parse_module(&mut parser, &survey, threads)?;
     Ok(parser.into_parts())
 }
@@ -79,11 +84,7 @@ fn parse_on(
 /// map and diagnostic as [`parse_with_source_map`], only slower. For
 /// differential tests and fuzzing of those readers.
 pub fn parse_by_tokens(source: &str) -> Result<(Module, SourceMap), Diagnostic> {
-    let survey = chunked::survey_lines(source);
-    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
-    parser.byte_readers = false;
-    chunked::parse_module(&mut parser, &survey, 1)?;
-    Ok(parser.into_parts())
+    parse_on(source, 1, true, false)
 }
 
 /// Parses HLO text with a chunk starting at each of `chunk_starts` (byte
