@@ -184,15 +184,79 @@ const TABLE_SLICES_LOG2: u32 = 6;
 /// The table hash of the instruction stored as `index` (what the table needs
 /// to move entries when it grows).
 fn stored_hash(instrs: &EntityVec<Instr, InstrData>, index: u32) -> u64 {
-    let (base, id) = key_of(&instrs[Instr::new(index as usize)].name);
-    key_hash(base, id)
+    name_key_hash(&instrs[Instr::new(index as usize)].name)
 }
 
-fn key_hash(base: &str, id: i64) -> u64 {
+/// The hash of a name's text, as every name table of the parser takes it: the
+/// table of a computation's names hashes a name once, and the module's table
+/// reuses that hash for every name spelled the way XLA spells its key.
+pub(crate) fn name_hash(name: &str) -> u64 {
     let mut hasher = FxHasher::default();
-    base.hash(&mut hasher);
-    id.hash(&mut hasher);
+    name.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The hash of the key `(base, id)`: the hash of its canonical spelling, `base`
+/// for suffix 0 and `base.id` otherwise, so that a name spelled that way is
+/// hashed as the text it is.
+fn key_hash(base: &str, id: i64) -> u64 {
+    if id == 0 {
+        return name_hash(base);
+    }
+    name_hash(&format!("{base}.{id}"))
+}
+
+/// The canonical spelling of `name`'s key when it is `name` itself or `name`
+/// without a final `.0`, read without parsing the suffix; `None` when the
+/// suffix is spelled some other way (`x.01`, `x.+1`, `x.-0`), which the full
+/// reading ([`split_suffix`]) handles.
+fn canonical_key_text(name: &str) -> Option<&str> {
+    let bytes = name.as_bytes();
+    let digits_start = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let digits = &bytes[digits_start..];
+    let signed = digits_start >= 2 && matches!(bytes[digits_start - 1], b'+' | b'-');
+    let dot = if signed {
+        digits_start - 2
+    } else {
+        digits_start.wrapping_sub(1)
+    };
+    let has_suffix = !digits.is_empty() && dot != 0 && bytes.get(dot) == Some(&b'.');
+    if !has_suffix {
+        return Some(name);
+    }
+    // Up to 18 digits always fit an `i64`; longer runs may not, and then are no
+    // suffix at all, which only the full reading tells.
+    if digits.len() > 18 {
+        let (base, suffix) = split_suffix(name);
+        let canonical = suffix.is_none() || is_canonical_suffix(&name[base.len() + 1..]);
+        return match suffix {
+            _ if !canonical => None,
+            Some(0) => Some(base),
+            _ => Some(name),
+        };
+    }
+    let sign = bytes[dot + 1];
+    match digits {
+        [b'0'] if !signed => Some(&name[..dot]),
+        [b'0', ..] => None,
+        _ if sign == b'+' => None,
+        _ => Some(name),
+    }
+}
+
+/// The hash of the name's key, by way of the same spelling as
+/// [`canonical_key_text`] or by the full reading.
+fn name_key_hash(name: &str) -> u64 {
+    match canonical_key_text(name) {
+        Some(text) => name_hash(text),
+        None => {
+            let (base, id) = key_of(name);
+            key_hash(base, id)
+        }
+    }
 }
 
 fn key_of(name: &str) -> (&str, i64) {
@@ -210,15 +274,22 @@ impl NameKey {
     /// The key of `name`, or `None` when registering it needs the full reading
     /// (an empty name, or a suffix XLA re-spells).
     pub fn of(name: &str) -> Option<NameKey> {
+        Self::of_hashed(name, None)
+    }
+
+    /// [`of`](Self::of), given `name`'s [`name_hash`] if it is known already
+    /// (most names are their key's spelling, whose hash that is).
+    pub(crate) fn of_hashed(name: &str, hash: Option<u64>) -> Option<NameKey> {
         if name.is_empty() {
             return None;
         }
-        let (base, suffix) = split_suffix(name);
-        if suffix.is_some() && !is_canonical_suffix(&name[base.len() + 1..]) {
-            return None;
-        }
+        let text = canonical_key_text(name)?;
+        let hash = match hash {
+            Some(hash) if text.len() == name.len() => hash,
+            _ => name_hash(text),
+        };
         // A zero hash (one in 2^64) simply takes the full reading.
-        std::num::NonZeroU64::new(key_hash(base, suffix.unwrap_or(0))).map(NameKey)
+        std::num::NonZeroU64::new(hash).map(NameKey)
     }
 }
 
@@ -409,6 +480,37 @@ impl InstrNameTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick reading of a name's key spelling agrees with the full one on
+    /// every kind of suffix, and a name's key hash is its key's.
+    #[test]
+    fn key_spellings_agree_with_the_full_reading() {
+        let long = "x.".to_string() + &"9".repeat(19);
+        let long_zeros = "x.".to_string() + &"0".repeat(19);
+        let long_fit = "x.".to_string() + &"0".repeat(17) + "12";
+        let names = [
+            "x", "x.0", "x.1", "x.10", "x.01", "x.00", "x.-1", "x.-0", "x.+1", "x.+0", "x-1",
+            "-1", ".1", ".-1", "x.", "1", "123", "a.b.3", "a.3.0", "a.0.0", "tuple.0", "p0",
+            "x.9223372036854775807", "x.9223372036854775808", "x.-9223372036854775808",
+            long.as_str(), long_zeros.as_str(), long_fit.as_str(), "add.anon.2",
+        ];
+        for name in names {
+            let (base, suffix) = split_suffix(name);
+            let reference = match suffix {
+                Some(_) if !is_canonical_suffix(&name[base.len() + 1..]) => None,
+                Some(0) => Some(base),
+                _ => Some(name),
+            };
+            assert_eq!(canonical_key_text(name), reference, "{name}");
+            let (base, id) = key_of(name);
+            assert_eq!(name_key_hash(name), key_hash(base, id), "{name}");
+            if let Some(key) = NameKey::of(name) {
+                assert_eq!(key.0.get(), key_hash(base, id), "{name}");
+                let given = NameKey::of_hashed(name, Some(name_hash(name)));
+                assert_eq!(given, Some(key), "{name}");
+            }
+        }
+    }
 
     /// Adds an instruction named `name` to the module's first computation.
     fn add_named(m: &mut crate::module::Module, name: &str) -> Instr {

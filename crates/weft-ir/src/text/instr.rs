@@ -681,11 +681,14 @@ impl<'s> Parser<'s> {
         if let Some(chunk) = &mut self.chunk {
             chunk.last_name = name.map(|(n, _)| n);
         }
-        let key = crate::names::NameKey::of(&self.m.instrs[instr].name);
+        // A written name is hashed once, for the computation's table and (as
+        // most names are spelled the way XLA spells their key) the module's.
+        let written_hash = name.map(|(n, _)| crate::names::name_hash(n));
+        let key = crate::names::NameKey::of_hashed(&self.m.instrs[instr].name, written_hash);
         self.set_name_key(instr, key);
-        if let Some((n, span)) = name {
+        if let (Some((n, span)), Some(hash)) = (name, written_hash) {
             let scope = self.scopes.last_mut().expect("inside a computation");
-            if let Err(previous) = scope.names.insert(&self.m.instrs, n, instr) {
+            if let Err(previous) = scope.names.insert_hashed(&self.m.instrs, n, hash, instr) {
                 let previous_span = self.spans.instr(previous);
                 let mut d = self
                     .error_at(span, format!("instruction already exists: {n}"))

@@ -20,10 +20,9 @@
 
 use std::collections::VecDeque;
 
-use std::hash::{Hash, Hasher};
 
 use hashbrown::HashTable;
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{Diagnostic, Span};
 use crate::entity::{EntityRef, EntityVec};
@@ -91,11 +90,7 @@ pub(crate) struct ScopeNames {
     table: HashTable<u32>,
 }
 
-fn name_hash(name: &str) -> u64 {
-    let mut hasher = FxHasher::default();
-    name.hash(&mut hasher);
-    hasher.finish()
-}
+use crate::names::name_hash;
 
 impl ScopeNames {
     /// The instruction named `name`.
@@ -115,8 +110,19 @@ impl ScopeNames {
         name: &str,
         instr: Instr,
     ) -> Result<(), Instr> {
+        self.insert_hashed(instrs, name, name_hash(name), instr)
+    }
+
+    /// [`insert`](Self::insert), given `name`'s [`name_hash`].
+    pub fn insert_hashed(
+        &mut self,
+        instrs: &EntityVec<Instr, InstrData>,
+        name: &str,
+        hash: u64,
+        instr: Instr,
+    ) -> Result<(), Instr> {
         match self.table.entry(
-            name_hash(name),
+            hash,
             |&i| instrs[Instr::new(i as usize)].name == name,
             |&i| name_hash(&instrs[Instr::new(i as usize)].name),
         ) {
