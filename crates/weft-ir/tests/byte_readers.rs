@@ -298,6 +298,44 @@ fn shapes_end_where_the_token_parser_ends_them() {
     }
 }
 
+/// A shape written like the one before it is recognised by its bytes; it
+/// must still end where the token parser ends it when the text goes on past
+/// the remembered text (a layout after a shape that had none, spaces,
+/// comments, line breaks, a longer tuple).
+#[test]
+fn a_repeated_shape_ends_where_the_token_parser_ends_it() {
+    let firsts = [
+        "%a = f32[4] negate(%p)",
+        "%a = f32[4]{0} negate(%p)",
+        "%a = f32[4] add(f32[4] %p, f32[4]{0} %q)",
+        "%a = (f32[4]{0}, f32[4]{0}) tuple(%p, %q)",
+        "%a = f32[] reduce(%p, %s), dimensions={0}, to_apply=%sum",
+    ];
+    let seconds = [
+        "%b = f32[4]{0} negate(%p)",
+        "%b = f32[4] {0} negate(%p)",
+        "%b = f32[4]  negate(%p)",
+        "%b = f32[4] /*c*/ negate(%p)",
+        "%b = f32[4] /*c*/ {0} negate(%p)",
+        "%b = f32[4]\n  {0} negate(%p)",
+        "%b = f32[4]{0}{0} negate(%p)",
+        "%b = f32[4]{0}, negate(%p)",
+        "%b = f32[4] add(f32[4] %p, f32[4]{0} %q)",
+        "%b = f32[4] add(f32[4]{0} %p, f32[4] {0} %q)",
+        "%b = (f32[4]{0}, f32[4]{0}), tuple(%p, %q)",
+        "%b = (f32[4]{0}, f32[4]{0}) tuple(%p, %q)",
+        "%b = (f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(%p, %q, %p)",
+        "%b = f32[] reduce(%p, %s), dimensions={0}, to_apply=%sum",
+        "%b = f32[]{} reduce(%p, %s), dimensions={0}, to_apply=%sum",
+    ];
+    for first in firsts {
+        for second in seconds {
+            let lines = format!("{first}\n  {second}");
+            check(&lines, &module_with(&lines));
+        }
+    }
+}
+
 /// Computation signatures as XLA prints them, and ones just outside that form;
 /// each computation is written twice so that its shapes are also read from
 /// the cache.

@@ -322,13 +322,10 @@ impl<'s> Parser<'s> {
                 || first.is_ascii_lowercase()
                     && bytes.get(crate::text::lexer::ident_run_end(bytes, i)) == Some(&b'[');
             let declared = if is_shape {
-                // `cached_shape_at`'s lookup, written out: called here, on
-                // every declared operand shape, it cost 0.5% more instructions.
-                let end = crate::text::shape::shape_text_end(bytes, i)?;
+                let (shape, end) = self.cached_shape_at(i, true)?;
                 if bytes.get(end) != Some(&b' ') {
                     return None;
                 }
-                let shape = *self.shape_cache[1].get(&src[i..end], self.depth())?;
                 i = end + 1;
                 Some(shape)
             } else {

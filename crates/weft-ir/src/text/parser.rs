@@ -20,7 +20,6 @@
 
 use std::collections::VecDeque;
 
-
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
@@ -187,6 +186,8 @@ pub(crate) struct Parser<'s> {
     pub marked_entry: Option<Comp>,
     /// Shapes by their exact text, without and with default layouts filled in.
     pub shape_cache: [crate::text::text_cache::TextCache<'s, Shape>; 2],
+    /// The last shape found in each of `shape_cache`, by its text.
+    pub last_cached_shape: [std::cell::Cell<Option<crate::text::shape::ShapeMemo>>; 2],
     /// Replica groups and shardings by their exact text: modules repeat a few
     /// of them on every collective and every sharded instruction.
     pub value_cache: crate::text::attr_bag::ValueCache<'s>,
@@ -272,6 +273,7 @@ impl<'s> Parser<'s> {
             finished: Vec::new(),
             marked_entry: None,
             shape_cache: Default::default(),
+            last_cached_shape: Default::default(),
             value_cache: Default::default(),
             shared_strings: FxHashMap::default(),
             last_shared: None,

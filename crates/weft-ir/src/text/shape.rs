@@ -17,7 +17,7 @@ use crate::shape::{
     UNBOUNDED,
 };
 use crate::text::lexer::Tok;
-use crate::text::parser::{PResult, Parser};
+use crate::text::parser::{MAX_DEPTH, PResult, Parser};
 
 impl<'s> Parser<'s> {
     /// Whether the current token can start a shape.
@@ -73,6 +73,7 @@ impl<'s> Parser<'s> {
     /// The shape whose text starts at byte `start`, if that exact text has
     /// been read before as a shape (with layouts filled in or not, as
     /// `fill_layout` says), with the end of its text.
+    #[inline]
     pub(crate) fn cached_shape_at(
         &self,
         start: usize,
@@ -81,9 +82,23 @@ impl<'s> Parser<'s> {
         if !self.byte_readers {
             return None;
         }
-        let end = shape_text_end(self.src.as_bytes(), start)?;
+        let bytes = self.src.as_bytes();
+        let last = &self.last_cached_shape[usize::from(fill_layout)];
+        if let Some(memo) = last.get()
+            && self.depth() + memo.levels <= MAX_DEPTH
+            && let Some(end) = memo.repeated_at(bytes, start)
+        {
+            return Some((memo.shape, end));
+        }
+        let end = shape_text_end(bytes, start)?;
         let cache = &self.shape_cache[usize::from(fill_layout)];
-        let shape = *cache.get(&self.src[start..end], self.depth())?;
+        let (&shape, levels) = cache.get_with_levels(&self.src[start..end], self.depth())?;
+        last.set(Some(ShapeMemo {
+            start: start as u32,
+            end: end as u32,
+            shape,
+            levels,
+        }));
         Some((shape, end))
     }
 
@@ -386,6 +401,51 @@ impl<'s> Parser<'s> {
             } else {
                 return Ok(level);
             }
+        }
+    }
+}
+
+/// The last shape [`Parser::cached_shape_at`] found: most lines have the shape
+/// of the line before (half to two thirds of them in the large modules of the
+/// corpus), and a repeat is told by comparing bytes, without finding where the
+/// text ends and looking it up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShapeMemo {
+    /// Where its text was.
+    start: u32,
+    end: u32,
+    shape: Shape,
+    /// The nesting bound of its text (see [`TextCache`](crate::text::text_cache)).
+    levels: u32,
+}
+
+impl ShapeMemo {
+    /// Where the shape text starting at `start` ends, if it is this one's
+    /// text and [`shape_text_end`] would end it in the same place.
+    #[inline]
+    fn repeated_at(&self, bytes: &[u8], start: usize) -> Option<usize> {
+        let text = &bytes[self.start as usize..self.end as usize];
+        let end = start + text.len();
+        if bytes.get(start..end)? != text {
+            return None;
+        }
+        // After a closing bracket the text ends whatever follows; after the
+        // `]` of an array without a layout, what follows decides, as in
+        // `shape_text_end`.
+        match text.last()? {
+            b'}' | b')' => Some(end),
+            b']' => match bytes.get(end) {
+                Some(b' ')
+                    if bytes
+                        .get(end + 1)
+                        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'%' || c == b'_') =>
+                {
+                    Some(end)
+                }
+                Some(b'{' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => None,
+                _ => Some(end),
+            },
+            _ => None,
         }
     }
 }

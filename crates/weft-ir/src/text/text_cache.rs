@@ -37,6 +37,13 @@ impl<'s, T> TextCache<'s, T> {
         (depth + levels <= MAX_DEPTH).then_some(value)
     }
 
+    /// [`get`](Self::get), with the nesting bound of the text.
+    #[inline]
+    pub fn get_with_levels(&self, text: &str, depth: u32) -> Option<(&T, u32)> {
+        let (value, levels) = self.entries.get(text)?;
+        (depth + levels <= MAX_DEPTH).then_some((value, *levels))
+    }
+
     /// Remembers that `text` parses to `value`.
     pub fn insert(&mut self, text: &'s str, value: T) {
         self.entries.insert(text, (value, nesting_bound(text)));
