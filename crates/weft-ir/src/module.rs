@@ -34,6 +34,11 @@ crate::entity!(
     "comp"
 );
 
+/// An instruction's operands: up to four (nearly every instruction) are kept
+/// in the instruction itself, in the room a vector's pointer and capacity
+/// would take, so that parsing allocates nothing for them.
+pub type Operands = smallvec::SmallVec<[Instr; 4]>;
+
 /// One instruction.
 #[derive(Clone, Debug)]
 pub struct InstrData {
@@ -44,7 +49,7 @@ pub struct InstrData {
     /// The shape of its result.
     pub shape: Shape,
     /// Its operands, in order.
-    pub operands: Vec<Instr>,
+    pub operands: Operands,
     /// The computations it calls, in the order the opcode gives them their
     /// roles (a while's condition then body, a conditional's branches, …).
     pub callees: Vec<Comp>,

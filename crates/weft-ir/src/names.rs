@@ -545,7 +545,7 @@ mod tests {
             name: name.to_string(),
             opcode: crate::Opcode::Tuple,
             shape,
-            operands: Vec::new(),
+            operands: crate::module::Operands::new(),
             callees: Vec::new(),
             attrs: crate::attrs::Attrs::plain(),
             common: None,

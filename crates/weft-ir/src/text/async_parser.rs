@@ -16,7 +16,7 @@
 
 use crate::attrs::{AsyncAttrs, Attrs};
 use crate::diagnostic::Span;
-use crate::module::{Comp, Instr, InstrData, MAIN_THREAD};
+use crate::module::{Comp, Instr, InstrData, MAIN_THREAD, Operands};
 use crate::opcode::{Arity, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::Bag;
@@ -324,7 +324,7 @@ impl<'s> Parser<'s> {
             name: "async_op".to_string(),
             opcode: wrapped,
             shape: output,
-            operands: params,
+            operands: params.into(),
             callees: callees.clone(),
             attrs,
             common: None,
@@ -355,7 +355,7 @@ impl<'s> Parser<'s> {
             name: "async_param".to_string(),
             opcode: Opcode::Parameter,
             shape,
-            operands: Vec::new(),
+            operands: Operands::new(),
             callees: Vec::new(),
             attrs: Attrs::Parameter(crate::attrs::ParameterAttrs {
                 number: number as i64,

@@ -64,7 +64,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::attrs::{Attrs, PlainAttrs};
 use crate::entity::EntityRef;
-use crate::module::{Comp, Instr, InstrData, Module};
+use crate::module::{Comp, Instr, InstrData, Module, Operands};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData, ShapeTable};
 use crate::text::lexer::Tok;
@@ -881,7 +881,7 @@ impl<'s> Parser<'s> {
             name: name.to_string(),
             opcode: Opcode::Parameter,
             shape: token,
-            operands: Vec::new(),
+            operands: Operands::new(),
             callees: Vec::new(),
             attrs: Attrs::Plain(PlainAttrs::default()),
             common: None,

@@ -5,7 +5,7 @@
 use crate::attrs::{Attrs, CommonAttrs, ParameterAttrs};
 use crate::diagnostic::Span;
 use crate::entity::EntityRef;
-use crate::module::{Comp, Instr, InstrData};
+use crate::module::{Comp, Instr, InstrData, Operands};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
@@ -236,7 +236,7 @@ impl<'s> Parser<'s> {
     }
 
     /// `(operand, …)`; returns the operands, each operand's span and the `(` span.
-    pub(crate) fn operand_list(&mut self) -> PResult<(Vec<Instr>, Vec<Span>, Span)> {
+    pub(crate) fn operand_list(&mut self) -> PResult<(Operands, Vec<Span>, Span)> {
         let open = self.span();
         // A nested instruction among the operands finds the storage taken and
         // reads its own list into fresh vectors.
@@ -245,7 +245,7 @@ impl<'s> Parser<'s> {
         operands.clear();
         spans.clear();
         let read = self.operand_list_into(open, &mut operands, &mut spans);
-        let exact = operands.as_slice().to_vec();
+        let exact = Operands::from_slice(&operands);
         self.operand_storage = operands;
         read.map(|()| (exact, spans, open))
     }
@@ -432,7 +432,7 @@ impl<'s> Parser<'s> {
                         name: gte_name,
                         opcode: Opcode::GetTupleElement,
                         shape: element,
-                        operands: vec![instr],
+                        operands: Operands::from_slice(&[instr]),
                         callees: Vec::new(),
                         attrs: Attrs::GetTupleElement { index },
                         common: None,
@@ -509,7 +509,7 @@ impl<'s> Parser<'s> {
                     );
                 }
                 (
-                    Vec::new(),
+                    Operands::new(),
                     Vec::new(),
                     open,
                     Some(Attrs::Parameter(ParameterAttrs {
@@ -529,7 +529,7 @@ impl<'s> Parser<'s> {
                 let literal = self.literal(shape)?;
                 self.expect(Tok::RParen, "')' after the literal")?;
                 (
-                    Vec::new(),
+                    Operands::new(),
                     Vec::new(),
                     open,
                     Some(Attrs::Constant(Box::new(literal))),

@@ -96,7 +96,7 @@ impl Evaluator<'_> {
         let comp = self.module.comp(reducer);
         let root = self.module.instr(comp.root?);
         let [a, b] = comp.params[..] else { return None };
-        let reads_both = root.operands == [a, b] || root.operands == [b, a];
+        let reads_both = root.operands[..] == [a, b] || root.operands[..] == [b, a];
         let op = root.opcode;
         (reads_both
             && matches!(

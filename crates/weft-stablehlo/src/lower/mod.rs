@@ -462,7 +462,7 @@ impl<'b> Lowering<'b> {
             name,
             opcode,
             shape,
-            operands,
+            operands: operands.into(),
             callees: Vec::new(),
             attrs,
             common: None,
