@@ -751,6 +751,10 @@ impl<'s> Parser<'s> {
 
     /// Takes the common attributes out of `bag`.
     pub(crate) fn common_attrs(&mut self, bag: &mut Bag<'_>) -> PResult<Option<Box<CommonAttrs>>> {
+        // Most instructions have nothing left by now.
+        if bag.leftover().is_none() {
+            return Ok(None);
+        }
         let mut common = CommonAttrs::default();
         if let Some((_, Value::Sharding(s))) = bag.take("sharding") {
             common.sharding = Some(s);
