@@ -102,7 +102,7 @@ def main():
     header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'1 thread':>10} {'XLA parse':>10} "
               f"{'ratio [range]':>17} {'1 thread [range]':>17} {'fastest':>8} | "
               f"{'weft print':>10} {'XLA print':>10} {'ratio [range]':>17} | {'weft MB':>8} {'XLA MB':>8}")
-    print(f"{args.rounds} rounds of weft, weft --threads 1 and XLA back to back; "
+    print(f"{args.rounds} rounds of weft, weft --threads 1 and XLA back to back, in an order that turns each round; "
           f"times are medians, ratios the median and range of the rounds' ratios; "
           f"'fastest' is XLA's fastest parse over weft's fastest")
     print(header)
@@ -110,11 +110,19 @@ def main():
     for path in files:
         lines = sum(1 for _ in open(path))
         rounds = []
-        for _ in range(args.rounds):
-            w = weft_bench(args.weft, path, args.repeat)
-            w1 = weft_bench(args.weft, path, args.repeat, threads=1)
-            x = xla_bench(args.python, path, args.repeat)
-            rounds.append((w, w1, x))
+        runs = [lambda: weft_bench(args.weft, path, args.repeat),
+                lambda: weft_bench(args.weft, path, args.repeat, threads=1),
+                lambda: xla_bench(args.python, path, args.repeat)]
+        for k in range(args.rounds):
+            # The order turns from round to round: a process starts in the memory
+            # the one before it freed, and on a virtual machine that decides how
+            # much its first use of memory costs, so no side may always follow
+            # the same one.
+            order = [(k + j) % 3 for j in range(3)]
+            results = {}
+            for which in order:
+                results[which] = runs[which]()
+            rounds.append((results[0], results[1], results[2]))
         name = os.path.basename(path)
         name = name if len(name) <= 44 else "…" + name[-43:]
 
