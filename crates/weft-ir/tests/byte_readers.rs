@@ -118,6 +118,12 @@ const LINES: &[&str] = &[
     "%r = f32[4]{0} negate(%p), sharding={devices=[2]0,1}",
     "%r = f32[4]{0} negate(%p), sharding={devices=[2]<=[2]}",
     "%r = f32[4]{0} negate(%p), sharding={devices=[2]0,1",
+    // A bare word where a shared metadata string goes, after a string with the
+    // same text was shared (found by the fuzz target).
+    r#"%r = f32[4]{0} negate(%p), metadata={op_type="a" op_name="b" source_file=a ""source_line=1}"#,
+    r#"%r = f32[4]{0} negate(%p), metadata={source_file="a" op_type=a}"#,
+    r#"%r = f32[4]{0} negate(%p), metadata={op_type="a\n" source_file="a\n"}"#,
+    r#"%r = f32[4]{0} negate(%p), metadata={op_type='a' source_file="a"}"#,
 ];
 
 /// A module whose entry holds `line`, and a copy of it under another name

@@ -441,14 +441,23 @@ impl<'s> Parser<'s> {
 
     /// A string that is likely to repeat, shared with earlier equal strings.
     fn shared_string(&mut self) -> PResult<Arc<str>> {
+        // Shared strings are kept by what is written between their quotes, as
+        // the metadata reader keeps them: only a string token without escapes
+        // may be looked up (a bare word never is, whatever its text).
         let text = self.cur_text();
-        if let Some(shared) = self.shared_strings.get(text) {
+        let written = text
+            .get(1..text.len().saturating_sub(1))
+            .unwrap_or_default();
+        if !self.at(Tok::Str) || written.contains('\\') {
+            return Ok(self.string()?.into());
+        }
+        if let Some(shared) = self.shared_strings.get(written) {
             let shared = shared.clone();
             self.bump();
             return Ok(shared);
         }
         let value: Arc<str> = self.string()?.into();
-        self.shared_strings.insert(text, value.clone());
+        self.shared_strings.insert(written, value.clone());
         Ok(value)
     }
 

@@ -191,7 +191,8 @@ pub(crate) struct Parser<'s> {
     /// Replica groups and shardings by their exact text: modules repeat a few
     /// of them on every collective and every sharded instruction.
     pub value_cache: crate::text::attr_bag::ValueCache<'s>,
-    /// Repeated metadata strings (`source_file`, `op_type`) by their text.
+    /// Repeated metadata strings (`source_file`, `op_type`) by what is written
+    /// between their quotes.
     pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
     /// The last shared metadata string, which usually repeats on the next line.
     pub last_shared: Option<(&'s str, std::sync::Arc<str>)>,
