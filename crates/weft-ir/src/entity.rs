@@ -79,6 +79,11 @@ impl<K: EntityRef, V> EntityVec<K, V> {
         }
     }
 
+    /// Makes room for `additional` more entities.
+    pub fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional);
+    }
+
     /// Appends an entity and returns its new handle.
     pub fn push(&mut self, value: V) -> K {
         let key = K::new(self.items.len());

@@ -112,6 +112,13 @@ fn is_canonical_suffix(suffix: &str) -> bool {
 }
 
 impl NameUniquer {
+    /// A uniquer with room for `names` names of different bases.
+    pub fn with_capacity(names: usize) -> Self {
+        NameUniquer {
+            bases: FxHashMap::with_capacity_and_hasher(names, Default::default()),
+        }
+    }
+
     /// Returns `wanted` if it is free, else the next free variant of it, and marks
     /// the result as used.
     pub fn unique(&mut self, wanted: &str) -> String {

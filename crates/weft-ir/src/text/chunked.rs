@@ -438,6 +438,12 @@ pub(crate) fn parse_module<'s>(
     if let Some(body) = survey.largest_body() {
         parser.largest_body = Some((body.open as u32, body.lines));
     }
+    // Modules of thousands of small computations would otherwise grow these
+    // tables a dozen times over.
+    let computations = survey.bodies.len();
+    parser.m.comps.reserve(computations);
+    parser.comp_names.reserve(computations);
+    parser.comp_uniquer = crate::names::NameUniquer::with_capacity(computations);
     let mut workers = plan_chunks(parser.src, &survey.splittable_bodies(), threads);
     if workers.is_empty() {
         workers = plan_text(parser.src, &survey.bodies, threads);

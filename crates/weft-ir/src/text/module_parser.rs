@@ -401,7 +401,7 @@ impl<'s> Parser<'s> {
         }
         let comp = self.m.add_comp(name);
         self.spans.record_comp(comp, name_span);
-        self.comp_names.insert(name.to_string(), comp);
+        self.comp_names.insert(name, comp);
         self.computation_body(comp)?;
         if let Some((span, declared)) = declared_result
             && let Some(root) = self.m.comps[comp].root

@@ -168,7 +168,7 @@ pub(crate) struct Parser<'s> {
     pub m: Module,
     pub scopes: Vec<Scope>,
     /// Computation names as written → handle.
-    pub comp_names: FxHashMap<String, Comp>,
+    pub comp_names: FxHashMap<&'s str, Comp>,
     pub instr_names: crate::names::InstrNameTable,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
