@@ -32,23 +32,23 @@ pub(crate) enum Value {
     Comp(Comp),
     Comps(Vec<Comp>),
     Window(Window),
-    DimLabels(ConvolutionDims),
+    DimLabels(Box<ConvolutionDims>),
     Slice(Vec<SliceRange>),
     Padding(PaddingConfig),
     Precision(Vec<Precision>),
-    ReplicaGroups(ReplicaGroups),
+    ReplicaGroups(Box<ReplicaGroups>),
     Sharding(Sharding),
     Metadata(Box<Metadata>),
     Frontend(FrontendAttributes),
-    Statistics(Statistics),
-    Accuracy(ResultAccuracy),
+    Statistics(Box<Statistics>),
+    Accuracy(Box<ResultAccuracy>),
     Raw(String),
     Aliasing(Vec<OutputOperandAlias>),
     Shapes(Vec<Shape>),
     Shape(Shape),
-    Literal(Literal),
+    Literal(Box<Literal>),
     Instrs(Vec<Instr>),
-    Domain(DomainAttrs),
+    Domain(Box<DomainAttrs>),
 }
 
 /// How an attribute's value is written.
@@ -330,7 +330,7 @@ impl<'s> Bag<'s> {
     pub fn dim_labels(&mut self) -> PResult<Option<ConvolutionDims>> {
         match self.take("dim_labels") {
             None => Ok(None),
-            Some((_, Value::DimLabels(d))) => Ok(Some(d)),
+            Some((_, Value::DimLabels(d))) => Ok(Some(*d)),
             Some((span, _)) => Err(Self::wrong(span, "dim_labels", "dimension labels")),
         }
     }
@@ -530,26 +530,26 @@ impl<'s> Parser<'s> {
             Kind::Comp => Value::Comp(self.computation_ref()?),
             Kind::Comps => Value::Comps(self.braced_list(|p| p.computation_ref())?),
             Kind::Window => Value::Window(self.window()?),
-            Kind::DimLabels => Value::DimLabels(self.dim_labels()?),
+            Kind::DimLabels => Value::DimLabels(Box::new(self.dim_labels()?)),
             Kind::Slice => Value::Slice(self.slice_ranges()?),
             Kind::Padding => Value::Padding(self.padding_config()?),
             Kind::Precision => Value::Precision(self.precision_list()?),
-            Kind::ReplicaGroups => Value::ReplicaGroups(
+            Kind::ReplicaGroups => Value::ReplicaGroups(Box::new(
                 self.cached_or_parsed(|cache| &mut cache.replica_groups, Parser::replica_groups)?,
-            ),
+            )),
             Kind::Sharding => Value::Sharding(
                 self.cached_or_parsed(|cache| &mut cache.shardings, Parser::sharding)?,
             ),
             Kind::Metadata => Value::Metadata(Box::new(self.metadata()?)),
             Kind::Frontend => Value::Frontend(self.frontend_attributes()?),
             Kind::StringOrDict => Value::Str(self.string_or_dict()?),
-            Kind::Statistics => Value::Statistics(self.statistics()?),
-            Kind::Accuracy => Value::Accuracy(self.result_accuracy()?),
+            Kind::Statistics => Value::Statistics(Box::new(self.statistics()?)),
+            Kind::Accuracy => Value::Accuracy(Box::new(self.result_accuracy()?)),
             Kind::RawBraced => Value::Raw(self.raw_braced()?.to_string()),
             Kind::Aliasing => Value::Aliasing(self.output_operand_aliasing()?),
             Kind::Shapes => Value::Shapes(self.braced_list(|p| p.shape())?),
             Kind::Shape => Value::Shape(self.shape()?),
-            Kind::UntypedLiteral => Value::Literal(self.untyped_literal()?),
+            Kind::UntypedLiteral => Value::Literal(Box::new(self.untyped_literal()?)),
             Kind::Instrs => Value::Instrs(self.braced_list(|p| {
                 let span = p.span();
                 let name = p.ident("an instruction name")?;
@@ -560,7 +560,7 @@ impl<'s> Parser<'s> {
                         )
                 })
             })?),
-            Kind::Domain => Value::Domain(self.domain()?),
+            Kind::Domain => Value::Domain(Box::new(self.domain()?)),
         })
     }
 

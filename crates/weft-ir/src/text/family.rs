@@ -244,7 +244,7 @@ impl Parser<'_> {
                 let mut c = CollectiveAttrs {
                     channel_id: bag.int("channel_id")?,
                     replica_groups: match bag.take("replica_groups") {
-                        Some((_, Value::ReplicaGroups(g))) => g,
+                        Some((_, Value::ReplicaGroups(g))) => *g,
                         Some((span, _)) => {
                             return Err(self.error_at(span, "replica_groups expects groups"));
                         }
@@ -371,7 +371,7 @@ impl Parser<'_> {
                     }
                 }
                 if let Some((_, Value::Literal(l))) = bag.take("literal") {
-                    cc.literal = Some(Box::new(l));
+                    cc.literal = Some(l);
                 }
                 if let Some((span, value)) = bag.take("operand_layout_constraints") {
                     let Value::Shapes(shapes) = value else {
@@ -513,7 +513,7 @@ impl Parser<'_> {
                 })
             }
             Family::Domain => match bag.take("domain") {
-                Some((_, Value::Domain(d))) => Attrs::Domain(Box::new(d)),
+                Some((_, Value::Domain(d))) => Attrs::Domain(d),
                 Some((span, _)) => return Err(self.error_at(span, "domain expects {kind=…}")),
                 None => return Err(bag.missing_error("domain")),
             },

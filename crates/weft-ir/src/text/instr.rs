@@ -766,10 +766,10 @@ impl<'s> Parser<'s> {
             common.control_predecessors = i;
         }
         if let Some((_, Value::Statistics(s))) = bag.take("statistics") {
-            common.statistics = Some(s);
+            common.statistics = Some(*s);
         }
         if let Some((_, Value::Accuracy(a))) = bag.take("result_accuracy") {
-            common.result_accuracy = Some(a);
+            common.result_accuracy = Some(*a);
         }
         if let Some((_, Value::Raw(o))) = bag.take("origin") {
             common.origin = Some(o);
