@@ -238,9 +238,8 @@ fn canonical_key_text(name: &str) -> Option<&str> {
     // suffix at all, which only the full reading tells.
     if digits.len() > 18 {
         let (base, suffix) = split_suffix(name);
-        let canonical = suffix.is_none() || is_canonical_suffix(&name[base.len() + 1..]);
         return match suffix {
-            _ if !canonical => None,
+            Some(_) if !is_canonical_suffix(&name[base.len() + 1..]) => None,
             Some(0) => Some(base),
             _ => Some(name),
         };

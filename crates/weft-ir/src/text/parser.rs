@@ -26,7 +26,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{Diagnostic, Span};
 use crate::entity::{EntityRef, EntityVec};
 use crate::module::{Comp, Instr, InstrData, Module};
-use crate::names::NameUniquer;
+use crate::names::{NameUniquer, name_hash};
 use crate::shape::Shape;
 use crate::text::lexer::{Lexer, Tok, Token};
 use crate::text::source_map::SourceMap;
@@ -88,8 +88,6 @@ pub(crate) struct Scope {
 pub(crate) struct ScopeNames {
     table: HashTable<u32>,
 }
-
-use crate::names::name_hash;
 
 impl ScopeNames {
     /// The instruction named `name`.

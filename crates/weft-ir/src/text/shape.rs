@@ -434,16 +434,9 @@ impl ShapeMemo {
         // `shape_text_end`.
         match text.last()? {
             b'}' | b')' => Some(end),
-            b']' => match bytes.get(end) {
-                Some(b' ')
-                    if bytes
-                        .get(end + 1)
-                        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'%' || c == b'_') =>
-                {
-                    Some(end)
-                }
-                Some(b'{' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => None,
-                _ => Some(end),
+            b']' => match after_dimensions(bytes, end) {
+                AfterDimensions::End(Some(_)) => Some(end),
+                _ => None,
             },
             _ => None,
         }
@@ -496,22 +489,8 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
             // the usual followers (`{0}`, ` add(`, ` %x`, `,`, `)`) are told
             // apart by a byte or two.
             let after = start + end;
-            match src.get(after) {
-                Some(b'{')
-                    if src
-                        .get(after + 1)
-                        .is_some_and(|&c| c.is_ascii_digit() || c == b':') => {}
-                Some(b' ')
-                    if src
-                        .get(after + 1)
-                        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'%' || c == b'_') =>
-                {
-                    return Some(after);
-                }
-                Some(b'{' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => {
-                    return spaced_shape_end(src, after);
-                }
-                _ => return Some(after),
+            if let AfterDimensions::End(end) = after_dimensions(src, after) {
+                return end;
             }
             let layout = &text[end..];
             let mut depth = 0usize;
@@ -531,6 +510,39 @@ pub(crate) fn shape_text_end(src: &[u8], start: usize) -> Option<usize> {
             None
         }
         _ => None,
+    }
+}
+
+/// What follows the `]` of an array shape's dimensions.
+enum AfterDimensions {
+    /// A layout written without spaces, which the shape's text goes on into.
+    Layout,
+    /// The text ends here (`Some(after)`), or the token parser must decide
+    /// (`None`).
+    End(Option<usize>),
+}
+
+/// What follows the dimensions of an array shape ending at `after`.
+fn after_dimensions(src: &[u8], after: usize) -> AfterDimensions {
+    match src.get(after) {
+        Some(b'{')
+            if src
+                .get(after + 1)
+                .is_some_and(|&c| c.is_ascii_digit() || c == b':') =>
+        {
+            AfterDimensions::Layout
+        }
+        Some(b' ')
+            if src
+                .get(after + 1)
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'%' || c == b'_') =>
+        {
+            AfterDimensions::End(Some(after))
+        }
+        Some(b'{' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => {
+            AfterDimensions::End(spaced_shape_end(src, after))
+        }
+        _ => AfterDimensions::End(Some(after)),
     }
 }
 

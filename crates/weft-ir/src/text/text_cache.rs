@@ -33,8 +33,7 @@ impl<'s, T> TextCache<'s, T> {
     /// `depth` would not go past the parser's limit.
     #[inline]
     pub fn get(&self, text: &str, depth: u32) -> Option<&T> {
-        let (value, levels) = self.entries.get(text)?;
-        (depth + levels <= MAX_DEPTH).then_some(value)
+        self.get_with_levels(text, depth).map(|(value, _)| value)
     }
 
     /// [`get`](Self::get), with the nesting bound of the text.
