@@ -613,8 +613,9 @@ pub(crate) struct ChunkState<'s> {
     comp_refs: FxHashMap<&'s str, Comp>,
     /// Whether the instruction being parsed read something from outside.
     depended: Cell<bool>,
-    /// The name of the instruction just registered.
-    pub last_name: Option<&'s str>,
+    /// The name of the instruction just registered, with its
+    /// [`name_hash`](crate::names::name_hash) (which the merge reuses).
+    pub last_name: Option<(&'s str, u64)>,
 }
 
 /// One instruction of a fragment.
@@ -623,7 +624,8 @@ struct Item<'s> {
     instr: Option<Instr>,
     /// The instruction's first byte (`ROOT` or its name).
     start: u32,
-    name: Option<&'s str>,
+    /// Its name and the name's hash.
+    name: Option<(&'s str, u64)>,
     /// Whether the main parser parses this line itself.
     hole: bool,
 }
@@ -1093,14 +1095,20 @@ impl<'s> Parser<'s> {
         let instr = self.m.instrs.next_key();
         // A chain's start is the op itself or precedes it, so it is merged
         // already.
-        let chain_start = match fragment.chain_starts.get(&worker_instr) {
+        let chain_start = match (!fragment.chain_starts.is_empty())
+            .then(|| fragment.chain_starts.get(&worker_instr))
+            .flatten()
+        {
             Some(&start) if start == worker_instr => Some(instr),
             Some(start) => Some(map.instrs[start.index()]?),
             None => None,
         };
         // The last check: once the name is recorded, the instruction is added.
-        if let Some(name) = item.name
-            && scope.names.insert(&self.m.instrs, name, instr).is_err()
+        if let Some((name, hash)) = item.name
+            && scope
+                .names
+                .insert_hashed(&self.m.instrs, name, hash, instr)
+                .is_err()
         {
             return None;
         }
@@ -1210,11 +1218,24 @@ impl<'s> Parser<'s> {
         Some(comp)
     }
 
-    /// A fragment shape interned in the main module's table.
+    /// A fragment shape interned in the main module's table. Nearly every
+    /// shape of a fragment is met again and again, so the lookup in the map is
+    /// inlined and only a first meeting interns.
+    #[inline]
     fn remap_shape(&mut self, from: &ShapeTable, map: &mut HandleMap, shape: Shape) -> Shape {
-        if let Some(mapped) = map.shapes[shape.index()] {
-            return mapped;
+        match map.shapes[shape.index()] {
+            Some(mapped) => mapped,
+            None => self.intern_fragment_shape(from, map, shape),
         }
+    }
+
+    #[inline(never)]
+    fn intern_fragment_shape(
+        &mut self,
+        from: &ShapeTable,
+        map: &mut HandleMap,
+        shape: Shape,
+    ) -> Shape {
         let data = match from.get(shape) {
             ShapeData::Tuple(elements) => ShapeData::Tuple(
                 elements

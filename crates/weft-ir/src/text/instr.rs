@@ -675,12 +675,13 @@ impl<'s> Parser<'s> {
                 bag.entries.iter().map(|e| e.span),
             );
         }
-        if let Some(chunk) = &mut self.chunk {
-            chunk.last_name = name.map(|(n, _)| n);
-        }
         // A written name is hashed once, for the computation's table and (as
-        // most names are spelled the way XLA spells their key) the module's.
+        // most names are spelled the way XLA spells their key) the module's,
+        // and on a worker for the main parser's table when it merges the line.
         let written_hash = name.map(|(n, _)| crate::names::name_hash(n));
+        if let Some(chunk) = &mut self.chunk {
+            chunk.last_name = name.zip(written_hash).map(|((n, _), hash)| (n, hash));
+        }
         let key = crate::names::NameKey::of_hashed(&self.m.instrs[instr].name, written_hash);
         self.set_name_key(instr, key);
         if let (Some((n, span)), Some(hash)) = (name, written_hash) {
@@ -710,7 +711,12 @@ impl<'s> Parser<'s> {
     /// the name is in cache).
     pub(crate) fn set_name_key(&mut self, instr: Instr, key: Option<crate::names::NameKey>) {
         let index = instr.index();
-        if self.name_keys.len() <= index {
+        // Instructions are nearly always added in handle order.
+        if self.name_keys.len() == index {
+            self.name_keys.push(key);
+            return;
+        }
+        if self.name_keys.len() < index {
             self.name_keys.resize(index + 1, None);
         }
         self.name_keys[index] = key;
@@ -813,20 +819,26 @@ impl<'s> Parser<'s> {
 /// For a name XLA reserves, the name XLA suggests instead: element type names
 /// get `_` appended and a leading `__` (other than `__xla_`) becomes `a_`.
 fn reserved_name_fix(name: &str) -> Option<String> {
-    // Element type names are lowercase letters and digits (or `opaque_type`).
-    let could_be_type = name.len() <= 13
-        && name
-            .bytes()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_');
-    if could_be_type && crate::ElementType::from_name(name).is_some() {
-        return Some(format!("{name}_"));
+    // This runs for every instruction name: the first byte rules out nearly
+    // all of them before anything is compared.
+    match name.as_bytes().first()? {
+        b'_' => {
+            let rest = name.strip_prefix("__")?;
+            (!rest.starts_with("xla_")).then(|| format!("a_{rest}"))
+        }
+        // Element type names start with one of these and are lowercase
+        // letters and digits (or `opaque_type`).
+        b'b' | b'c' | b'f' | b'o' | b'p' | b's' | b't' | b'u'
+            if name.len() <= 13
+                && name
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+                && crate::ElementType::from_name(name).is_some() =>
+        {
+            Some(format!("{name}_"))
+        }
+        _ => None,
     }
-    if let Some(rest) = name.strip_prefix("__")
-        && !name.starts_with("__xla_")
-    {
-        return Some(format!("a_{rest}"));
-    }
-    None
 }
 
 /// The ops that take `result_accuracy=` (XLA's transcendental unary ops).
@@ -1021,5 +1033,34 @@ fn first_class_names(op: Opcode) -> &'static str {
         Opcode::Send => "send / send-done",
         Opcode::Recv => "recv / recv-done",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reserved_name_fix;
+
+    #[test]
+    fn reserved_names_get_the_fix_xla_suggests() {
+        let cases = [
+            ("f32", Some("f32_")),
+            ("pred", Some("pred_")),
+            ("bf16", Some("bf16_")),
+            ("opaque_type", Some("opaque_type_")),
+            ("token", Some("token_")),
+            ("__foo", Some("a_foo")),
+            ("__", Some("a_")),
+            ("__xla_foo", None),
+            ("__xla_", None),
+            ("_foo", None),
+            ("f32x", None),
+            ("F32", None),
+            ("add.1", None),
+            ("s32.1", None),
+            ("", None),
+        ];
+        for (name, fix) in cases {
+            assert_eq!(reserved_name_fix(name).as_deref(), fix, "{name:?}");
+        }
     }
 }

@@ -99,18 +99,9 @@ impl ScopeNames {
             .map(|&i| Instr::new(i as usize))
     }
 
-    /// Records `instr`, which is named `name`, unless an instruction of that
-    /// name is recorded already: then returns that one.
-    pub fn insert(
-        &mut self,
-        instrs: &EntityVec<Instr, InstrData>,
-        name: &str,
-        instr: Instr,
-    ) -> Result<(), Instr> {
-        self.insert_hashed(instrs, name, name_hash(name), instr)
-    }
-
-    /// [`insert`](Self::insert), given `name`'s [`name_hash`].
+    /// Records `instr`, which is named `name` (whose [`name_hash`] is `hash`),
+    /// unless an instruction of that name is recorded already: then returns
+    /// that one.
     pub fn insert_hashed(
         &mut self,
         instrs: &EntityVec<Instr, InstrData>,
@@ -681,10 +672,14 @@ pub(crate) fn scan_int_list(bytes: &[u8], start: usize) -> Option<(Vec<i64>, usi
         return None;
     }
     let mut i = start + 1;
-    let mut values = Vec::new();
     if bytes.get(i) == Some(&b'}') {
-        return Some((values, i + 1));
+        return Some((Vec::new(), i + 1));
     }
+    // Sized once: a list written this way has one more value than commas
+    // before its `}` (a longer count only wastes room when the scan fails).
+    let close = memchr::memchr(b'}', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+    let commas = bytes[i..close].iter().filter(|&&c| c == b',').count();
+    let mut values = Vec::with_capacity(commas + 1);
     loop {
         let (value, end) = scan_int(bytes, i)?;
         values.push(value);

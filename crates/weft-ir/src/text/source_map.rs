@@ -50,20 +50,26 @@ impl SourceMap {
         attrs: impl Iterator<Item = Span>,
     ) {
         let index = instr.index();
-        if self.instrs.len() <= index {
-            self.instrs.resize(index + 1, InstrSpans::default());
-        }
         let operand_start = self.operand_spans.len() as u32;
         self.operand_spans.extend_from_slice(operands);
         let attr_start = self.attr_spans.len() as u32;
         self.attr_spans.extend(attrs);
-        self.instrs[index] = InstrSpans {
+        let spans = InstrSpans {
             name,
             opcode,
             operands: (operand_start, operands.len() as u32),
             attrs: (attr_start, self.attr_spans.len() as u32 - attr_start),
             known: true,
         };
+        // Instructions are nearly always recorded in handle order.
+        if self.instrs.len() == index {
+            self.instrs.push(spans);
+            return;
+        }
+        if self.instrs.len() < index {
+            self.instrs.resize(index + 1, InstrSpans::default());
+        }
+        self.instrs[index] = spans;
     }
 
     /// Records for `to` the spans `other` has for `from` (an instruction moved
