@@ -258,12 +258,8 @@ opcodes! {
 impl Opcode {
     /// Looks an opcode up by its exact text name.
     pub fn from_name(name: &str) -> Option<Opcode> {
-        use std::sync::OnceLock;
-        static TABLE: OnceLock<rustc_hash::FxHashMap<&'static str, Opcode>> = OnceLock::new();
-        TABLE
-            .get_or_init(|| Opcode::ALL.iter().map(|&op| (op.name(), op)).collect())
-            .get(name)
-            .copied()
+        static INDEX: std::sync::OnceLock<NameIndex> = std::sync::OnceLock::new();
+        INDEX.get_or_init(NameIndex::new).find(name.as_bytes())
     }
 
     /// Whether the opcode has `flag`.
@@ -319,6 +315,117 @@ impl fmt::Display for Opcode {
     }
 }
 
+/// The opcodes by name, for [`Opcode::from_name`], which the parser calls for
+/// every instruction. A name is keyed by its length and its first and last
+/// eight bytes (the same word twice, zero-padded, for short names); the keys
+/// sit in an open-addressing table at most half full, so a lookup reads a
+/// slot or two and compares two words, and only names longer than sixteen
+/// bytes (whose middle the words miss) are compared in full. A hash map keyed
+/// by the string hashed every byte and called `memcmp`: about five times the
+/// instructions.
+struct NameIndex {
+    /// Slot → 1 + the opcode's position in [`Opcode::ALL`]; 0 when empty.
+    slots: Vec<u8>,
+    /// Per opcode, in [`Opcode::ALL`] order: its name's key.
+    keys: Vec<NameWords>,
+}
+
+/// The words of a name that a lookup compares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct NameWords {
+    head: u64,
+    tail: u64,
+    len: usize,
+}
+
+impl NameWords {
+    fn of(name: &[u8]) -> NameWords {
+        let len = name.len();
+        if let (Some(head), Some(tail)) = (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+            return NameWords {
+                head: u64::from_le_bytes(*head),
+                tail: u64::from_le_bytes(*tail),
+                len,
+            };
+        }
+        let word = short_word(name);
+        NameWords {
+            head: word,
+            tail: word,
+            len,
+        }
+    }
+
+    fn slot(self, mask: usize) -> usize {
+        let mixed = (self.head ^ self.tail.rotate_left(29) ^ self.len as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 40) as usize & mask
+    }
+}
+
+/// The bytes of a name shorter than eight bytes as a little-endian word,
+/// zero-padded: read as two overlapping loads (whose shared bytes agree)
+/// rather than copied byte by byte.
+fn short_word(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    let (low, high, high_at) = if let (Some(low), Some(high)) =
+        (bytes.first_chunk::<4>(), bytes.last_chunk::<4>())
+    {
+        (
+            u64::from(u32::from_le_bytes(*low)),
+            u64::from(u32::from_le_bytes(*high)),
+            len - 4,
+        )
+    } else if let (Some(low), Some(high)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        (
+            u64::from(u16::from_le_bytes(*low)),
+            u64::from(u16::from_le_bytes(*high)),
+            len - 2,
+        )
+    } else {
+        let byte = bytes.first().map_or(0, |&b| u64::from(b));
+        (byte, byte, 0)
+    };
+    low | high << (8 * high_at)
+}
+
+impl NameIndex {
+    fn new() -> NameIndex {
+        assert!(
+            Opcode::ALL.len() < usize::from(u8::MAX),
+            "slots hold a byte"
+        );
+        let size = (Opcode::ALL.len() * 2).next_power_of_two();
+        let keys: Vec<NameWords> = Opcode::ALL
+            .iter()
+            .map(|op| NameWords::of(op.name().as_bytes()))
+            .collect();
+        let mut slots = vec![0u8; size];
+        for (position, key) in keys.iter().enumerate() {
+            let mut slot = key.slot(size - 1);
+            while slots[slot] != 0 {
+                slot = (slot + 1) & (size - 1);
+            }
+            slots[slot] = position as u8 + 1;
+        }
+        NameIndex { slots, keys }
+    }
+
+    fn find(&self, name: &[u8]) -> Option<Opcode> {
+        let key = NameWords::of(name);
+        let mask = self.slots.len() - 1;
+        let mut slot = key.slot(mask);
+        loop {
+            let position = usize::from(self.slots[slot]).checked_sub(1)?;
+            let op = Opcode::ALL[position];
+            if self.keys[position] == key && (key.len <= 16 || op.name().as_bytes() == name) {
+                return Some(op);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +441,50 @@ mod tests {
             assert_eq!(Opcode::from_name(op.name()), Some(op));
         }
         assert_eq!(Opcode::from_name("all-reduce-update"), None);
+    }
+
+    #[test]
+    fn short_words_are_the_padded_bytes() {
+        for len in 0..8 {
+            let bytes: Vec<u8> = (1..=len as u8).map(|b| b * 17).collect();
+            let mut padded = [0u8; 8];
+            padded[..len].copy_from_slice(&bytes);
+            assert_eq!(
+                super::short_word(&bytes),
+                u64::from_le_bytes(padded),
+                "{len}"
+            );
+        }
+    }
+
+    #[test]
+    fn names_that_only_look_like_opcodes_are_none() {
+        let mut near_misses = vec![
+            String::new(),
+            "a".to_string(),
+            "ad".to_string(),
+            "adds".to_string(),
+            "Add".to_string(),
+            "get-tuple-elemenT".to_string(),
+            // The same length, first and last eight bytes as an opcode of more
+            // than sixteen bytes, with a different middle.
+            "get-tuplX-element".to_string(),
+            "dynamic-updatX-slice".to_string(),
+        ];
+        for op in Opcode::ALL {
+            let name = op.name();
+            near_misses.push(format!("{name}x"));
+            near_misses.push(format!("x{name}"));
+            near_misses.push(name[..name.len() - 1].to_string());
+            near_misses.push(name.to_uppercase());
+        }
+        for name in near_misses {
+            let found = Opcode::from_name(&name);
+            assert!(
+                found.is_none() || found.map(Opcode::name) == Some(name.as_str()),
+                "{name:?} found {found:?}"
+            );
+        }
     }
 
     #[test]
