@@ -169,6 +169,32 @@ impl LineSurvey {
     }
 }
 
+/// Bit `k` set where `block[k]` is a newline.
+#[inline]
+fn newline_mask(block: &[u8; 64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of every x86-64 target, and the four loads read
+        // the 64 bytes of `block` (an unaligned load needs no alignment).
+        unsafe {
+            let newline = _mm_set1_epi8(b'\n' as i8);
+            let quarter = |at: usize| {
+                let bytes = _mm_loadu_si128(block.as_ptr().add(at).cast::<__m128i>());
+                u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, newline)) as u16)
+            };
+            quarter(0) | quarter(16) << 16 | quarter(32) << 32 | quarter(48) << 48
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |mask, (k, &byte)| mask | u64::from(byte == b'\n') << k)
+}
+
 /// Counts lines and finds the top-level computation bodies.
 pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let bytes = src.as_bytes();
@@ -207,10 +233,26 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
             }
         }
     };
-    for newline in memchr::memchr_iter(b'\n', bytes) {
-        visit_line(&mut survey, line_start, newline);
+    // 64 bytes at a time, as a mask of their newlines: most lines are a
+    // few dozen bytes, too short for a `memchr` call per line to pay (which
+    // cost three times the instructions).
+    let mut visit_newline = |survey: &mut LineSurvey, newline: usize| {
+        visit_line(survey, line_start, newline);
         survey.newlines += 1;
         line_start = newline + 1;
+    };
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let tail_start = bytes.len() - tail.len();
+    for (block_index, block) in blocks.iter().enumerate() {
+        let mut newlines = newline_mask(block);
+        while newlines != 0 {
+            let newline = block_index * 64 + newlines.trailing_zeros() as usize;
+            newlines &= newlines - 1;
+            visit_newline(&mut survey, newline);
+        }
+    }
+    for newline in memchr::memchr_iter(b'\n', &bytes[tail_start..]) {
+        visit_newline(&mut survey, tail_start + newline);
     }
     if line_start < bytes.len() {
         visit_line(&mut survey, line_start, bytes.len());
@@ -1264,7 +1306,7 @@ impl<'s> Parser<'s> {
 #[cfg(test)]
 mod tests {
     use super::{
-        CHUNKS_PER_WORKER, Chunk, MIN_SHARED_TEXT_BYTES, MIN_SPLIT_BODY_BYTES, TAIL_MARGIN,
+        Body, CHUNKS_PER_WORKER, Chunk, MIN_SHARED_TEXT_BYTES, MIN_SPLIT_BODY_BYTES, TAIL_MARGIN,
         body_starts, plan_chunks, plan_text, survey_lines,
     };
 
@@ -1292,6 +1334,70 @@ mod tests {
         assert_eq!(body.lines, 4);
         assert_eq!(body.lines_before, 7);
         assert_eq!(text[..body.start].matches('\n').count(), body.lines_before);
+    }
+
+    /// The survey read line by line, as plainly as possible.
+    fn survey_by_lines(text: &str) -> (usize, Vec<Body>) {
+        let mut bodies = Vec::new();
+        let mut open = None;
+        let mut line_start = 0;
+        for (index, line) in text.split('\n').enumerate() {
+            match line.bytes().next() {
+                Some(b'}') => {
+                    if let Some((brace, start, header)) = open.take() {
+                        bodies.push(Body {
+                            open: brace,
+                            start,
+                            end: line_start,
+                            lines_before: header + 1,
+                            lines: index - header - 1,
+                        });
+                    }
+                }
+                Some(b' ' | b'\t' | b'\r') | None => {}
+                Some(_) => {
+                    let trimmed = line.trim_ascii_end();
+                    if trimmed.ends_with('{') {
+                        open = Some((
+                            line_start + trimmed.len() - 1,
+                            line_start + line.len() + 1,
+                            index,
+                        ));
+                    }
+                }
+            }
+            line_start += line.len() + 1;
+        }
+        (text.matches('\n').count(), bodies)
+    }
+
+    #[test]
+    fn the_survey_finds_every_newline_wherever_it_falls_in_a_block() {
+        // Lines of every length from 0 to 130 bytes put newlines at every
+        // position of the survey's 64-byte blocks, and in the bytes after the
+        // last whole block.
+        for shift in 0..70 {
+            let mut text = "x".repeat(shift);
+            text.push_str(" {\n");
+            for length in 0..131 {
+                text.push_str(&" ".repeat(length.min(2)));
+                text.push_str(&"y".repeat(length.saturating_sub(2)));
+                text.push('\n');
+                if length % 37 == 0 {
+                    text.push_str("}\nc {\n");
+                }
+            }
+            text.push('}');
+            for end in [text.len(), text.len() - 1, text.len() - 40] {
+                let text = &text[..end];
+                let survey = survey_lines(text);
+                assert_eq!(
+                    (survey.newlines, survey.bodies),
+                    survey_by_lines(text),
+                    "{shift} {end}"
+                );
+            }
+        }
     }
 
     /// Every chunk starts at an instruction line of the body, the chunks are in
