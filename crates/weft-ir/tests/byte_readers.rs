@@ -342,6 +342,40 @@ fn a_repeated_shape_ends_where_the_token_parser_ends_it() {
     }
 }
 
+/// Tuple shapes whose elements were seen before are read element by element
+/// from the bytes; every way of writing the elements must still read as the
+/// token parser reads it, errors included.
+#[test]
+fn tuple_elements_seen_before_parse_the_same() {
+    let tuples = [
+        "(f32[4]{0}, f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, /*index=5*/f32[4]{0})",
+        "(f32[4]{0}, /*index=1*/ f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, /* a comment */f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, /*index=1*/f32[4]{0}, /*never closed f32[4]{0})",
+        "(f32[4]{0}, // a line comment\n f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0},f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0},  f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, f32[4]{0} , f32[4]{0})",
+        "(f32[4]{0}, f32[7]{0}, f32[4]{0})",
+        "(f32[4]{0}, f32[4]{0}, )",
+        "(f32[4]{0}, f32[4]{0}",
+        "(f32[4]{0}, f32[4]{0}) , f32[4]{0})",
+        "(f32[4]{0}, (f32[4]{0}, f32[4]{0}), f32[4]{0})",
+        "((f32[4]{0}, f32[4]{0}), (f32[4]{0}, f32[4]{0}))",
+        "(f32[4]{0}, f32[4], f32[4]{0})",
+        "(f32[4]{0}, f32[4]{0}\n, f32[4]{0})",
+    ];
+    for tuple in tuples {
+        let elements = tuple.matches("f32").count();
+        let operands = vec!["%p"; elements].join(", ");
+        let line = format!("%r = {tuple} tuple({operands})");
+        check(&line, &module_with(&line));
+        let nested = format!("%r = ({tuple}, f32[4]{{0}}) tuple(%t, %p)");
+        check(&nested, &module_with(&nested));
+    }
+}
+
 /// Computation signatures as XLA prints them, and ones just outside that form;
 /// each computation is written twice so that its shapes are also read from
 /// the cache.

@@ -102,6 +102,42 @@ impl<'s> Parser<'s> {
         Some((shape, end))
     }
 
+    /// Reads tuple elements from the current token on straight from the bytes
+    /// while they are shapes seen before, written as XLA prints them (`, `
+    /// between them, `/*index=N*/` before every fifth): a tuple of a loop's
+    /// state may have hundreds, nearly all of them repeats. Returns whether it
+    /// read the tuple's `)` too; otherwise the parser stands at the first
+    /// element left to the tokens.
+    fn cached_tuple_elements(&mut self, fill_layout: bool, elements: &mut Vec<Shape>) -> bool {
+        let bytes = self.src.as_bytes();
+        let start = self.tok.start as usize;
+        let mut at = start;
+        while let Some((shape, end)) = self.cached_shape_at(at, fill_layout) {
+            match bytes.get(end) {
+                Some(b')') => {
+                    elements.push(shape);
+                    self.seek(end + 1);
+                    return true;
+                }
+                Some(b',') if bytes.get(end + 1) == Some(&b' ') => {
+                    elements.push(shape);
+                    at = end + 2;
+                    if bytes[at..].starts_with(b"/*") {
+                        match memchr::memmem::find(&bytes[at..], b"*/") {
+                            Some(close) => at += close + 2,
+                            None => break,
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        if at != start {
+            self.seek(at);
+        }
+        false
+    }
+
     fn shape_uncached(&mut self, fill_layout: bool) -> PResult<Shape> {
         self.nested(|p| p.shape_tokens(fill_layout))
     }
@@ -113,6 +149,9 @@ impl<'s> Parser<'s> {
                 let mut elements: Vec<Shape> = Vec::new();
                 if !self.eat(Tok::RParen) {
                     loop {
+                        if self.cached_tuple_elements(fill_layout, &mut elements) {
+                            break;
+                        }
                         elements.push(self.shape_with(fill_layout)?);
                         if self.eat(Tok::Comma) {
                             continue;
