@@ -158,6 +158,42 @@ fn named_before(bytes: &[u8], start: usize, marker: u8) -> Option<usize> {
     (bytes.get(end) == Some(&marker)).then_some(end)
 }
 
+/// Bit `k` set where `block[k]` is not an identifier byte (`[A-Za-z0-9_.-]`).
+#[inline]
+fn not_identifier_mask(block: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+            _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+        };
+        // SAFETY: SSE2 is part of every x86-64 target, and the load reads the
+        // sixteen bytes of `block` (an unaligned load needs no alignment).
+        unsafe {
+            let bytes = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            // `low <= byte - first <= low + span` as one unsigned compare:
+            // the offset is its own minimum with `span` exactly when in range.
+            let within = |value: __m128i, first: u8, span: u8| {
+                let offset = _mm_sub_epi8(value, _mm_set1_epi8(first as i8));
+                _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(span as i8)), offset)
+            };
+            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+            // Setting bit 5 makes `A-Z` `a-z` and moves no other byte into it.
+            let letter = within(_mm_or_si128(bytes, _mm_set1_epi8(0x20)), b'a', 25);
+            let digit = within(bytes, b'0', 9);
+            let identifier = _mm_or_si128(
+                _mm_or_si128(letter, digit),
+                _mm_or_si128(is(b'_'), _mm_or_si128(is(b'.'), is(b'-'))),
+            );
+            !(_mm_movemask_epi8(identifier) as u32) & 0xFFFF
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    block.iter().enumerate().fold(0, |mask, (k, &byte)| {
+        mask | u32::from(!is_ident_continue(byte)) << k
+    })
+}
+
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
 /// `from`: for scanners that read names straight from the bytes.
 #[inline]
@@ -165,9 +201,17 @@ pub(crate) fn ident_run_end(bytes: &[u8], from: usize) -> usize {
     let Some(rest) = bytes.get(from..) else {
         return from;
     };
-    // Every line has several names of 10–30 bytes: four bytes are looked up
+    // Every line has several names of 10–30 bytes: sixteen bytes are
+    // classified per step while that many are left, then four are looked up
     // per step, and the step that meets the end is gone over byte by byte.
     let mut at = 0;
+    while let Some(block) = rest.get(at..).and_then(|r| r.first_chunk::<16>()) {
+        let outside = not_identifier_mask(block);
+        if outside != 0 {
+            return from + at + outside.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
     while let Some(&[a, b, c, d]) = rest.get(at..at + 4) {
         let run = is_ident_continue(a)
             & is_ident_continue(b)
@@ -679,9 +723,16 @@ mod tests {
                 .unwrap_or(bytes.len() - from)
         };
         for stop in 0..=255u8 {
-            for length in [3, 7, 12] {
+            // Shorter than a sixteen-byte step, and long enough for one or two.
+            for length in [3, 7, 12, 16, 17, 31, 40] {
                 for position in 0..length {
-                    let mut bytes = b"abcXYZ_09.-az".repeat(2)[..length].to_vec();
+                    let mut bytes = b"abcXYZ_09.-az@`[{/:".repeat(3)[..length].to_vec();
+                    // Every identifier byte but the one replaced.
+                    bytes.iter_mut().for_each(|b| {
+                        if !is_ident_continue(*b) {
+                            *b = b'q';
+                        }
+                    });
                     bytes[position] = stop;
                     for from in 0..3 {
                         assert_eq!(
@@ -697,6 +748,10 @@ mod tests {
         assert_eq!(ident_run_end(b"abc", 7), 7);
         assert_eq!(ident_run_end(b"sharding_constraint.12 ", 0), 22);
         assert_eq!(ident_run_end("na\u{ef}ve".as_bytes(), 0), 2);
+        assert_eq!(
+            ident_run_end(b"abcdefghijklmnopqrstuvwxyz0123456789", 0),
+            36
+        );
     }
 
     fn kinds(src: &str) -> Vec<(Tok, &str)> {
