@@ -169,32 +169,6 @@ impl LineSurvey {
     }
 }
 
-/// Bit `k` set where `block[k]` is a newline.
-#[inline]
-fn newline_mask(block: &[u8; 64]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is part of every x86-64 target, and the four loads read
-        // the 64 bytes of `block` (an unaligned load needs no alignment).
-        unsafe {
-            let newline = _mm_set1_epi8(b'\n' as i8);
-            let quarter = |at: usize| {
-                let bytes = _mm_loadu_si128(block.as_ptr().add(at).cast::<__m128i>());
-                u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, newline)) as u16)
-            };
-            quarter(0) | quarter(16) << 16 | quarter(32) << 32 | quarter(48) << 48
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    block
-        .iter()
-        .enumerate()
-        .fold(0, |mask, (k, &byte)| mask | u64::from(byte == b'\n') << k)
-}
-
 /// Counts lines and finds the top-level computation bodies.
 pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let bytes = src.as_bytes();
@@ -244,7 +218,7 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let (blocks, tail) = bytes.as_chunks::<64>();
     let tail_start = bytes.len() - tail.len();
     for (block_index, block) in blocks.iter().enumerate() {
-        let mut newlines = newline_mask(block);
+        let mut newlines = crate::text::byte_scan::newline_mask(block);
         while newlines != 0 {
             let newline = block_index * 64 + newlines.trailing_zeros() as usize;
             newlines &= newlines - 1;

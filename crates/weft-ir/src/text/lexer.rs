@@ -111,8 +111,7 @@ macro_rules! byte_table {
 }
 
 /// Bytes that may continue an identifier: `[A-Za-z0-9_.-]`.
-const IDENT_CONTINUE: [bool; 256] =
-    byte_table!(c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-');
+const IDENT_CONTINUE: [bool; 256] = byte_table!(c => crate::text::byte_scan::is_identifier_byte(c));
 
 /// Bytes of a run of dimension labels before its `_`: `[0-9bf?]`.
 const DIM_LABEL_RUN: [bool; 256] =
@@ -158,42 +157,6 @@ fn named_before(bytes: &[u8], start: usize, marker: u8) -> Option<usize> {
     (bytes.get(end) == Some(&marker)).then_some(end)
 }
 
-/// Bit `k` set where `block[k]` is not an identifier byte (`[A-Za-z0-9_.-]`).
-#[inline]
-fn not_identifier_mask(block: &[u8; 16]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-            _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
-        };
-        // SAFETY: SSE2 is part of every x86-64 target, and the load reads the
-        // sixteen bytes of `block` (an unaligned load needs no alignment).
-        unsafe {
-            let bytes = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
-            // `low <= byte - first <= low + span` as one unsigned compare:
-            // the offset is its own minimum with `span` exactly when in range.
-            let within = |value: __m128i, first: u8, span: u8| {
-                let offset = _mm_sub_epi8(value, _mm_set1_epi8(first as i8));
-                _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(span as i8)), offset)
-            };
-            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
-            // Setting bit 5 makes `A-Z` `a-z` and moves no other byte into it.
-            let letter = within(_mm_or_si128(bytes, _mm_set1_epi8(0x20)), b'a', 25);
-            let digit = within(bytes, b'0', 9);
-            let identifier = _mm_or_si128(
-                _mm_or_si128(letter, digit),
-                _mm_or_si128(is(b'_'), _mm_or_si128(is(b'.'), is(b'-'))),
-            );
-            !(_mm_movemask_epi8(identifier) as u32) & 0xFFFF
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    block.iter().enumerate().fold(0, |mask, (k, &byte)| {
-        mask | u32::from(!is_ident_continue(byte)) << k
-    })
-}
-
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
 /// `from`: for scanners that read names straight from the bytes.
 #[inline]
@@ -206,7 +169,7 @@ pub(crate) fn ident_run_end(bytes: &[u8], from: usize) -> usize {
     // per step, and the step that meets the end is gone over byte by byte.
     let mut at = 0;
     while let Some(block) = rest.get(at..).and_then(|r| r.first_chunk::<16>()) {
-        let outside = not_identifier_mask(block);
+        let outside = crate::text::byte_scan::not_identifier_mask(block);
         if outside != 0 {
             return from + at + outside.trailing_zeros() as usize;
         }

@@ -9,6 +9,7 @@
 
 mod async_parser;
 pub(crate) mod attr_bag;
+mod byte_scan;
 mod chunked;
 mod family;
 pub mod float;

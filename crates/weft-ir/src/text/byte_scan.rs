@@ -1,0 +1,122 @@
+//! Classifying a block of text bytes at once: which bytes of a block are
+//! newlines, which are not identifier bytes. The line survey and the scan of
+//! identifier runs use these where a loop over single bytes would dominate
+//! (the text of a shape, a few bytes between brackets, is faster to scan byte
+//! by byte).
+//!
+//! Invariants: each function answers exactly what the byte-by-byte test it
+//! names answers, for every byte value (the tests below compare them); the
+//! vector versions are x86-64's SSE2, which every x86-64 processor has, and
+//! other targets get the byte-by-byte loop.
+
+/// Bytes that may continue an identifier: `[A-Za-z0-9_.-]`.
+pub(crate) const fn is_identifier_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'.' | b'-')
+}
+
+/// Bit `k` set where `block[k]` is a newline.
+#[inline]
+pub(crate) fn newline_mask(block: &[u8; 64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (quarters, _) = block.as_chunks::<16>();
+        quarters.iter().enumerate().fold(0, |mask, (k, quarter)| {
+            mask | u64::from(sse2::equal_mask(sse2::load(quarter), b'\n')) << (16 * k)
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |mask, (k, &byte)| mask | u64::from(byte == b'\n') << k)
+}
+
+/// Bit `k` set where `block[k]` is not an identifier byte
+/// ([`is_identifier_byte`]).
+#[inline]
+pub(crate) fn not_identifier_mask(block: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::not_identifier_mask(sse2::load(block))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    block.iter().enumerate().fold(0, |mask, (k, &byte)| {
+        mask | u32::from(!is_identifier_byte(byte)) << k
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_sub_epi8,
+    };
+
+    // SAFETY (for every `unsafe` below): SSE2 is part of every x86-64 target,
+    // so its intrinsics may be called; the one load reads exactly the sixteen
+    // bytes of the array it is given (an unaligned load needs no alignment).
+
+    #[inline]
+    pub(super) fn load(block: &[u8; 16]) -> __m128i {
+        unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) }
+    }
+
+    /// Bit `k` set where byte `k` of `bytes` is `needle`.
+    #[inline]
+    pub(super) fn equal_mask(bytes: __m128i, needle: u8) -> u32 {
+        unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(needle as i8))) as u32 }
+    }
+
+    #[inline]
+    pub(super) fn not_identifier_mask(bytes: __m128i) -> u32 {
+        unsafe {
+            // `first <= byte <= first + span` as one unsigned compare: the
+            // offset is its own minimum with `span` exactly when in range.
+            let within = |value: __m128i, first: u8, span: u8| {
+                let offset = _mm_sub_epi8(value, _mm_set1_epi8(first as i8));
+                _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(span as i8)), offset)
+            };
+            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+            // Setting bit 5 makes `A-Z` `a-z` and moves no other byte into it.
+            let letter = within(_mm_or_si128(bytes, _mm_set1_epi8(0x20)), b'a', 25);
+            let digit = within(bytes, b'0', 9);
+            let identifier = _mm_or_si128(
+                _mm_or_si128(letter, digit),
+                _mm_or_si128(is(b'_'), _mm_or_si128(is(b'.'), is(b'-'))),
+            );
+            !(_mm_movemask_epi8(identifier) as u32) & 0xFFFF
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_identifier_byte, newline_mask, not_identifier_mask};
+
+    /// A block of 64 bytes with `byte` at `position` and identifier bytes
+    /// elsewhere.
+    fn block_with(byte: u8, position: usize) -> [u8; 64] {
+        let mut block = [b'a'; 64];
+        block[position] = byte;
+        block
+    }
+
+    #[test]
+    fn masks_agree_with_the_byte_tests_for_every_byte_at_every_position() {
+        for byte in 0..=255u8 {
+            for position in 0..64 {
+                let block = block_with(byte, position);
+                let newlines = newline_mask(&block);
+                assert_eq!(
+                    newlines,
+                    u64::from(byte == b'\n') << position,
+                    "{byte:#04x}"
+                );
+                let first: &[u8; 16] = block[position / 16 * 16..].first_chunk().unwrap();
+                let outside = not_identifier_mask(first);
+                let expected = u32::from(!is_identifier_byte(byte)) << (position % 16);
+                assert_eq!(outside, expected, "{byte:#04x} at {position}");
+            }
+        }
+    }
+}
