@@ -180,6 +180,7 @@ impl Module {
 
     /// Adds an instruction at the end of its parent's body and returns its handle.
     /// A parameter is also recorded as its computation's parameter.
+    #[inline]
     pub fn add_instr(&mut self, data: InstrData) -> Instr {
         let parent = data.parent;
         let parameter = match (&data.opcode, &data.attrs) {

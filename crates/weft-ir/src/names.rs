@@ -219,10 +219,7 @@ fn key_hash(base: &str, id: i64) -> u64 {
 /// reading ([`split_suffix`]) handles.
 fn canonical_key_text(name: &str) -> Option<&str> {
     let bytes = name.as_bytes();
-    let digits_start = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_digit())
-        .map_or(0, |i| i + 1);
+    let digits_start = bytes.len() - trailing_digits(bytes);
     let digits = &bytes[digits_start..];
     let signed = digits_start >= 2 && matches!(bytes[digits_start - 1], b'+' | b'-');
     let dot = if signed {
@@ -251,6 +248,30 @@ fn canonical_key_text(name: &str) -> Option<&str> {
         _ if sign == b'+' => None,
         _ => Some(name),
     }
+}
+
+/// How many ASCII digits `bytes` ends with. Every instruction name is read
+/// here, and most end in a numeric suffix of a few digits: the last eight
+/// bytes are tested at once as one word.
+fn trailing_digits(bytes: &[u8]) -> usize {
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let word = u64::from_le_bytes(*last) ^ 0x3030_3030_3030_3030;
+        // A byte is a digit exactly when, after the xor, its high nibble is
+        // zero and its low nibble plus six does not reach 16: bits 4–7 of
+        // this are set in the non-digit bytes only (no byte carries into the
+        // next).
+        const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+        let non_digits = (word & HIGH) | ((word & !HIGH) + 0x0606_0606_0606_0606) & HIGH;
+        if non_digits != 0 {
+            // The last byte of the name is the word's highest.
+            return non_digits.leading_zeros() as usize / 8;
+        }
+    }
+    bytes
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_digit())
+        .count()
 }
 
 /// The hash of the name's key, by way of the same spelling as
@@ -489,6 +510,32 @@ mod tests {
 
     /// The quick reading of a name's key spelling agrees with the full one on
     /// every kind of suffix, and a name's key hash is its key's.
+    #[test]
+    fn trailing_digits_are_counted_as_the_byte_loop_counts_them() {
+        let by_bytes = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        for stop in 0..=255u8 {
+            for length in 0..20 {
+                for position in 0..length {
+                    let mut bytes = b"0123456789".repeat(2)[..length].to_vec();
+                    bytes[position] = stop;
+                    assert_eq!(
+                        super::trailing_digits(&bytes),
+                        by_bytes(&bytes),
+                        "byte {stop:#04x} at {position} of {length}"
+                    );
+                }
+            }
+        }
+        assert_eq!(super::trailing_digits(b""), 0);
+        assert_eq!(super::trailing_digits(b"add.12345678901"), 11);
+    }
+
     #[test]
     fn key_spellings_agree_with_the_full_reading() {
         let long = "x.".to_string() + &"9".repeat(19);

@@ -618,6 +618,7 @@ impl<'s> Parser<'s> {
 
     /// Adds a parsed instruction to the current computation under its written
     /// name (or a generated `<opcode>.anon` name for a nested one).
+    #[inline]
     pub(crate) fn add_parsed(
         &mut self,
         name: Option<(&'s str, Span)>,
