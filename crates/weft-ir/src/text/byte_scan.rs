@@ -45,6 +45,28 @@ pub(crate) fn not_identifier_mask(block: &[u8; 16]) -> u32 {
     })
 }
 
+/// Whether `a` and `b` are the same text. Names and shape texts are mostly
+/// 8 to 16 bytes: those are compared as two overlapping words each, where
+/// `==` calls `memcmp`.
+#[inline]
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16
+        && let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
+            a.first_chunk::<8>(),
+            a.last_chunk::<8>(),
+            b.first_chunk::<8>(),
+            b.last_chunk::<8>(),
+        )
+    {
+        return a_head == b_head && a_tail == b_tail;
+    }
+    a == b
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
@@ -91,7 +113,31 @@ mod sse2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_identifier_byte, newline_mask, not_identifier_mask};
+    use super::{is_identifier_byte, newline_mask, not_identifier_mask, same_text};
+
+    #[test]
+    fn same_text_is_string_equality() {
+        let texts: Vec<String> = (0..40)
+            .flat_map(|length| {
+                let base: String = "abcdefghijklmnopqrstuvwxyz0123456789.-_[]"
+                    .chars()
+                    .take(length)
+                    .collect();
+                let mut variants = vec![base.clone()];
+                for position in 0..length {
+                    let mut changed = base.clone().into_bytes();
+                    changed[position] = b'X';
+                    variants.push(String::from_utf8(changed).unwrap());
+                }
+                variants
+            })
+            .collect();
+        for a in &texts {
+            for b in &texts {
+                assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 
     /// A block of 64 bytes with `byte` at `position` and identifier bytes
     /// elsewhere.

@@ -94,7 +94,7 @@ impl ScopeNames {
     pub fn get(&self, instrs: &EntityVec<Instr, InstrData>, name: &str) -> Option<Instr> {
         self.table
             .find(name_hash(name), |&i| {
-                instrs[Instr::new(i as usize)].name == name
+                crate::text::byte_scan::same_text(&instrs[Instr::new(i as usize)].name, name)
             })
             .map(|&i| Instr::new(i as usize))
     }
@@ -111,7 +111,7 @@ impl ScopeNames {
     ) -> Result<(), Instr> {
         match self.table.entry(
             hash,
-            |&i| instrs[Instr::new(i as usize)].name == name,
+            |&i| crate::text::byte_scan::same_text(&instrs[Instr::new(i as usize)].name, name),
             |&i| name_hash(&instrs[Instr::new(i as usize)].name),
         ) {
             hashbrown::hash_table::Entry::Occupied(holder) => {

@@ -10,22 +10,30 @@
 //! bracket nesting), and is handed out only at a depth where that many more
 //! are allowed.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+use crate::text::byte_scan::same_text;
 
 use crate::text::parser::MAX_DEPTH;
 
 /// Values by the exact text they were parsed from.
 pub(crate) struct TextCache<'s, T> {
-    /// Each value with the nesting bound of its text.
-    entries: FxHashMap<&'s str, (T, u32)>,
+    /// Each text with its value and the nesting bound of the text.
+    entries: HashTable<(&'s str, T, u32)>,
 }
 
 impl<T> Default for TextCache<'_, T> {
     fn default() -> Self {
         TextCache {
-            entries: FxHashMap::default(),
+            entries: HashTable::new(),
         }
     }
+}
+
+fn text_hash(text: &str) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(text)
 }
 
 impl<'s, T> TextCache<'s, T> {
@@ -39,13 +47,25 @@ impl<'s, T> TextCache<'s, T> {
     /// [`get`](Self::get), with the nesting bound of the text.
     #[inline]
     pub fn get_with_levels(&self, text: &str, depth: u32) -> Option<(&T, u32)> {
-        let (value, levels) = self.entries.get(text)?;
+        let (_, value, levels) = self
+            .entries
+            .find(text_hash(text), |(key, _, _)| same_text(key, text))?;
         (depth + levels <= MAX_DEPTH).then_some((value, *levels))
     }
 
     /// Remembers that `text` parses to `value`.
     pub fn insert(&mut self, text: &'s str, value: T) {
-        self.entries.insert(text, (value, nesting_bound(text)));
+        let entry = (text, value, nesting_bound(text));
+        match self.entries.entry(
+            text_hash(text),
+            |(key, _, _)| same_text(key, text),
+            |(key, _, _)| text_hash(key),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut held) => *held.get_mut() = entry,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(entry);
+            }
+        }
     }
 }
 
@@ -75,6 +95,8 @@ mod tests {
 
     #[test]
     fn a_text_is_handed_out_only_where_its_nesting_fits() {
+        // Declared before the cache that borrows it.
+        let wide = format!("({})", vec!["f32[2]{0}"; 100].join(", "));
         let mut cache = TextCache::default();
         let text = "((f32[], s32[]), f32[2]{0})";
         cache.insert(text, 7);
@@ -84,7 +106,6 @@ mod tests {
         assert_eq!(cache.get(text, MAX_DEPTH - 2), None);
         assert_eq!(cache.get("(f32[], s32[])", 0), None);
         // A wide tuple is as shallow as a narrow one.
-        let wide = format!("({})", vec!["f32[2]{0}"; 100].join(", "));
         cache.insert(&wide, 8);
         assert_eq!(cache.get(&wide, MAX_DEPTH - 3), Some(&8));
     }
