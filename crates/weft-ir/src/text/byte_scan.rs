@@ -45,12 +45,17 @@ pub(crate) fn not_identifier_mask(block: &[u8; 16]) -> u32 {
     })
 }
 
-/// Whether `a` and `b` are the same text. Names and shape texts are mostly
-/// 8 to 16 bytes: those are compared as two overlapping words each, where
-/// `==` calls `memcmp`.
+/// Whether `a` and `b` are the same text. Names, attribute names and shape
+/// texts are mostly 4 to 16 bytes: those are compared as two overlapping
+/// words each, where `==` calls `memcmp`.
 #[inline]
 pub(crate) fn same_text(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`same_text`] for bytes.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -61,6 +66,15 @@ pub(crate) fn same_text(a: &str, b: &str) -> bool {
             b.first_chunk::<8>(),
             b.last_chunk::<8>(),
         )
+    {
+        return a_head == b_head && a_tail == b_tail;
+    }
+    if let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
+        a.first_chunk::<4>(),
+        a.last_chunk::<4>(),
+        b.first_chunk::<4>(),
+        b.last_chunk::<4>(),
+    ) && a.len() < 8
     {
         return a_head == b_head && a_tail == b_tail;
     }
@@ -135,6 +149,7 @@ mod tests {
         for a in &texts {
             for b in &texts {
                 assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
+                assert_eq!(super::same_bytes(a.as_bytes(), b.as_bytes()), a == b);
             }
         }
     }

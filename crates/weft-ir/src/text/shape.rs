@@ -465,7 +465,7 @@ impl ShapeMemo {
     fn repeated_at(&self, bytes: &[u8], start: usize) -> Option<usize> {
         let text = &bytes[self.start as usize..self.end as usize];
         let end = start + text.len();
-        if bytes.get(start..end)? != text {
+        if !crate::text::byte_scan::same_bytes(bytes.get(start..end)?, text) {
             return None;
         }
         // After a closing bracket the text ends whatever follows; after the
