@@ -677,8 +677,13 @@ pub(crate) fn scan_int_list(bytes: &[u8], start: usize) -> Option<(Vec<i64>, usi
     }
     // Sized once: a list written this way has one more value than commas
     // before its `}` (a longer count only wastes room when the scan fails).
-    let close = memchr::memchr(b'}', &bytes[i..]).map_or(bytes.len(), |k| i + k);
-    let commas = bytes[i..close].iter().filter(|&&c| c == b',').count();
+    // The count stops at a line's end too, so an unclosed list costs at most
+    // a scan of the rest of its line.
+    let commas = bytes[i..]
+        .iter()
+        .take_while(|&&c| c != b'}' && c != b'\n')
+        .filter(|&&c| c == b',')
+        .count();
     let mut values = Vec::with_capacity(commas + 1);
     loop {
         let (value, end) = scan_int(bytes, i)?;
