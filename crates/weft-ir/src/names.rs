@@ -219,7 +219,17 @@ fn key_hash(base: &str, id: i64) -> u64 {
 /// reading ([`split_suffix`]) handles.
 fn canonical_key_text(name: &str) -> Option<&str> {
     let bytes = name.as_bytes();
-    let digits_start = bytes.len() - trailing_digits(bytes);
+    let digit_count = trailing_digits(bytes);
+    let digits_start = bytes.len() - digit_count;
+    // Nearly every name is `base.N` with `N` of a few digits, not starting
+    // with 0: its own key's spelling.
+    if (1..=18).contains(&digit_count)
+        && digits_start >= 2
+        && bytes[digits_start - 1] == b'.'
+        && bytes[digits_start] != b'0'
+    {
+        return Some(name);
+    }
     let digits = &bytes[digits_start..];
     let signed = digits_start >= 2 && matches!(bytes[digits_start - 1], b'+' | b'-');
     let dot = if signed {
@@ -571,6 +581,12 @@ mod tests {
             long_zeros.as_str(),
             long_fit.as_str(),
             "add.anon.2",
+            "x.123456789012345678",
+            "x.999999999999999999",
+            "x.1234567890123456789",
+            "..1",
+            "a..1",
+            "a.-12",
         ];
         for name in names {
             let (base, suffix) = split_suffix(name);
