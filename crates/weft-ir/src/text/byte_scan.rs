@@ -69,12 +69,13 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     {
         return a_head == b_head && a_tail == b_tail;
     }
-    if let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
-        a.first_chunk::<4>(),
-        a.last_chunk::<4>(),
-        b.first_chunk::<4>(),
-        b.last_chunk::<4>(),
-    ) && a.len() < 8
+    if a.len() < 8
+        && let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
+            a.first_chunk::<4>(),
+            a.last_chunk::<4>(),
+            b.first_chunk::<4>(),
+            b.last_chunk::<4>(),
+        )
     {
         return a_head == b_head && a_tail == b_tail;
     }

@@ -1111,10 +1111,7 @@ impl<'s> Parser<'s> {
         let instr = self.m.instrs.next_key();
         // A chain's start is the op itself or precedes it, so it is merged
         // already.
-        let chain_start = match (!fragment.chain_starts.is_empty())
-            .then(|| fragment.chain_starts.get(&worker_instr))
-            .flatten()
-        {
+        let chain_start = match fragment.chain_starts.get(&worker_instr) {
             Some(&start) if start == worker_instr => Some(instr),
             Some(start) => Some(map.instrs[start.index()]?),
             None => None,

@@ -359,10 +359,7 @@ impl<'s> Parser<'s> {
                     if bytes.get(i) == Some(&b' ') {
                         i += 1;
                     }
-                    if bytes[i..].starts_with(b"/*") {
-                        let close = bytes[i..].windows(2).position(|w| w == b"*/")?;
-                        i += close + 2;
-                    }
+                    i = crate::text::lexer::after_block_comment(bytes, i)?;
                 }
                 _ => return None,
             }

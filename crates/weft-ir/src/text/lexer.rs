@@ -157,6 +157,18 @@ fn named_before(bytes: &[u8], start: usize, marker: u8) -> Option<usize> {
     (bytes.get(end) == Some(&marker)).then_some(end)
 }
 
+/// The position after the `/* … */` comment starting at `at`, or `at` itself
+/// when no comment starts there; `None` when the comment is never closed
+/// (the lexer's error to report). For the readers that skip XLA's
+/// `/*index=N*/` markers straight from the bytes.
+pub(crate) fn after_block_comment(bytes: &[u8], at: usize) -> Option<usize> {
+    if !bytes.get(at..)?.starts_with(b"/*") {
+        return Some(at);
+    }
+    let close = bytes[at..].windows(2).position(|w| w == b"*/")?;
+    Some(at + close + 2)
+}
+
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
 /// `from`: for scanners that read names straight from the bytes.
 #[inline]

@@ -122,11 +122,9 @@ impl<'s> Parser<'s> {
                 Some(b',') if bytes.get(end + 1) == Some(&b' ') => {
                     elements.push(shape);
                     at = end + 2;
-                    if bytes[at..].starts_with(b"/*") {
-                        match memchr::memmem::find(&bytes[at..], b"*/") {
-                            Some(close) => at += close + 2,
-                            None => break,
-                        }
+                    match crate::text::lexer::after_block_comment(bytes, at) {
+                        Some(after) => at = after,
+                        None => break,
                     }
                 }
                 _ => break,
