@@ -60,26 +60,27 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     if a.len() <= 16
-        && let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
-            a.first_chunk::<8>(),
-            a.last_chunk::<8>(),
-            b.first_chunk::<8>(),
-            b.last_chunk::<8>(),
-        )
+        && let Some(same) = same_ends::<8>(a, b)
     {
-        return a_head == b_head && a_tail == b_tail;
+        return same;
     }
     if a.len() < 8
-        && let (Some(a_head), Some(a_tail), Some(b_head), Some(b_tail)) = (
-            a.first_chunk::<4>(),
-            a.last_chunk::<4>(),
-            b.first_chunk::<4>(),
-            b.last_chunk::<4>(),
-        )
+        && let Some(same) = same_ends::<4>(a, b)
     {
-        return a_head == b_head && a_tail == b_tail;
+        return same;
     }
     a == b
+}
+
+/// Whether `a` and `b`, of one length, agree in their first and last `N`
+/// bytes (which cover them when they are at most `2N` long); `None` when
+/// they are shorter than `N`.
+#[inline]
+fn same_ends<const N: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
+    Some(
+        a.first_chunk::<N>()? == b.first_chunk::<N>()?
+            && a.last_chunk::<N>()? == b.last_chunk::<N>()?,
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
