@@ -13,7 +13,7 @@ pub fn compatible(shapes: &ShapeTable, a: Shape, b: Shape) -> bool {
     match (shapes.get(a), shapes.get(b)) {
         (ShapeData::Array(x), ShapeData::Array(y)) => {
             x.elem == y.elem
-                && x.dims == y.dims
+                && same_dims(&x.dims, &y.dims)
                 && (0..x.rank()).all(|d| x.is_dynamic(d) == y.is_dynamic(d))
         }
         (ShapeData::Tuple(x), ShapeData::Tuple(y)) => {
@@ -26,6 +26,14 @@ pub fn compatible(shapes: &ShapeTable, a: Shape, b: Shape) -> bool {
         (ShapeData::Token, ShapeData::Token) | (ShapeData::Opaque, ShapeData::Opaque) => true,
         _ => false,
     }
+}
+
+/// Whether two dimension lists are equal, compared element by element: `==`
+/// calls `memcmp`, which on some machines (glibc's AVX-512 `memcmp` on AMD
+/// processors) takes a slow path for the empty list of a scalar, whose
+/// pointer is not a readable address.
+pub(crate) fn same_dims(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// XLA's `ShapeUtil::IsPrefix`: `prefix` equals `shape`; or is the empty tuple

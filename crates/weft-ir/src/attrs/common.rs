@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::sharding::Sharding;
 use crate::module::Instr;
+use crate::text::byte_scan::{TextKey, same_text};
 use crate::text::float::format_g;
 use crate::text::lexer::{Tok, escape_into};
 use crate::text::parser::{PResult, Parser};
@@ -419,13 +420,13 @@ impl<'s> Parser<'s> {
     /// `value` as a shared string, reusing an equal one seen before.
     fn share(&mut self, value: &'s str) -> Arc<str> {
         if let Some((last, shared)) = &self.last_shared
-            && *last == value
+            && same_text(last, value)
         {
             return shared.clone();
         }
         let shared = self
             .shared_strings
-            .entry(value)
+            .entry(TextKey(value))
             .or_insert_with(|| Arc::from(value))
             .clone();
         self.last_shared = Some((value, shared.clone()));
@@ -451,13 +452,13 @@ impl<'s> Parser<'s> {
         if !self.at(Tok::Str) || written.contains('\\') {
             return Ok(self.string()?.into());
         }
-        if let Some(shared) = self.shared_strings.get(written) {
+        if let Some(shared) = self.shared_strings.get(&TextKey(written)) {
             let shared = shared.clone();
             self.bump();
             return Ok(shared);
         }
         let value: Arc<str> = self.string()?.into();
-        self.shared_strings.insert(written, value.clone());
+        self.shared_strings.insert(TextKey(written), value.clone());
         Ok(value)
     }
 

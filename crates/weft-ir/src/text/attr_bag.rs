@@ -14,6 +14,7 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::literal::Literal;
 use crate::module::{Comp, Instr};
 use crate::shape::Shape;
+use crate::text::byte_scan::same_text;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, ParseError, Parser};
 use crate::text::text_cache::TextCache;
@@ -472,7 +473,7 @@ impl<'s> Parser<'s> {
                     .with_hint("attributes are written name=value with no space before '='"));
             }
             let name = self.cur_text();
-            if bag.entries.iter().any(|e| e.name == name) {
+            if bag.entries.iter().any(|e| same_text(e.name, name)) {
                 return Err(self.error(format!("attribute {name} already exists")));
             }
             let Some(kind) = kind_of(name) else {

@@ -67,6 +67,7 @@ use crate::entity::EntityRef;
 use crate::module::{Comp, Instr, InstrData, Module, Operands};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData, ShapeTable};
+use crate::text::byte_scan::TextKey;
 use crate::text::lexer::Tok;
 use crate::text::parser::{PResult, Parser, Scope};
 use crate::text::source_map::SourceMap;
@@ -620,13 +621,13 @@ pub(crate) struct PendingFragment<'s> {
 #[derive(Default)]
 pub(crate) struct ChunkState<'s> {
     /// Names used before their definition in the chunk → outside placeholder.
-    outside: FxHashMap<&'s str, Instr>,
+    outside: FxHashMap<TextKey<'s>, Instr>,
     /// Outside placeholders and holes: instructions whose data is not known here.
     untrusted: FxHashSet<Instr>,
     /// Shapes declared for untrusted instructions where they were used.
     assumed: FxHashMap<Instr, Shape>,
     /// Computation names → placeholder computations.
-    comp_refs: FxHashMap<&'s str, Comp>,
+    comp_refs: FxHashMap<TextKey<'s>, Comp>,
     /// Whether the instruction being parsed read something from outside.
     depended: Cell<bool>,
     /// The name of the instruction just registered, with its
@@ -720,8 +721,8 @@ fn parse_chunk<'s>(
         });
         // Names outside one body are not those outside the next.
         let state = p.chunk.as_deref_mut().expect("a worker");
-        outside.extend(state.outside.drain().map(|(name, instr)| (instr, name)));
-        comp_refs.extend(state.comp_refs.drain().map(|(name, comp)| (comp, name)));
+        outside.extend(state.outside.drain().map(|(name, instr)| (instr, name.0)));
+        comp_refs.extend(state.comp_refs.drain().map(|(name, comp)| (comp, name.0)));
         let next_body = body_starts
             .get(body_starts.partition_point(|&start| start <= end))
             .copied();
@@ -897,7 +898,7 @@ impl<'s> Parser<'s> {
         let parent = self.current_comp();
         let token = self.m.shapes.token();
         let chunk = self.chunk.as_deref_mut()?;
-        if let Some(&placeholder) = chunk.outside.get(name) {
+        if let Some(&placeholder) = chunk.outside.get(&TextKey(name)) {
             return Some(placeholder);
         }
         // Not in the computation's body: the merge maps it to the real operand.
@@ -912,19 +913,23 @@ impl<'s> Parser<'s> {
             metadata: None,
             parent,
         });
-        chunk.outside.insert(name, placeholder);
+        chunk.outside.insert(TextKey(name), placeholder);
         chunk.untrusted.insert(placeholder);
         Some(placeholder)
     }
 
     /// A worker's computation reference: a placeholder per name.
     pub(crate) fn chunk_computation_ref(&mut self, name: &'s str) -> Comp {
-        if let Some(&comp) = self.chunk.as_deref().and_then(|c| c.comp_refs.get(name)) {
+        if let Some(&comp) = self
+            .chunk
+            .as_deref()
+            .and_then(|c| c.comp_refs.get(&TextKey(name)))
+        {
             return comp;
         }
         let comp = self.m.add_comp(name);
         if let Some(chunk) = self.chunk.as_deref_mut() {
-            chunk.comp_refs.insert(name, comp);
+            chunk.comp_refs.insert(TextKey(name), comp);
         }
         comp
     }
@@ -1223,7 +1228,7 @@ impl<'s> Parser<'s> {
             return Some(comp);
         }
         let name = fragment.comp_refs.get(&callee)?;
-        let comp = *self.comp_names.get(*name)?;
+        let comp = *self.comp_names.get(&TextKey(name))?;
         if self.scopes.iter().any(|s| s.comp == comp) {
             return None;
         }

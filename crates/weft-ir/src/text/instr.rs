@@ -9,6 +9,7 @@ use crate::module::{Comp, Instr, InstrData, Operands};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
+use crate::text::byte_scan::TextKey;
 use crate::text::family::Site;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, Parser};
@@ -421,7 +422,7 @@ impl<'s> Parser<'s> {
             let element = elements[index as usize];
             key.push('#');
             key.push_str(&index.to_string());
-            instr = match self.scope().synthetic.get(&key) {
+            instr = match self.scope().synthetic.get(&TextKey(&key)) {
                 Some(&existing) => existing,
                 None => {
                     let gte_name = key.replace('#', "_");
@@ -799,10 +800,14 @@ impl<'s> Parser<'s> {
         if self.chunk.is_some() {
             return Ok(self.chunk_computation_ref(name));
         }
-        let comp = self.comp_names.get(name).copied().ok_or_else(|| {
-            self.error_at(span, format!("computation does not exist: {name}"))
-                .with_hint("computations must be defined before they are used")
-        })?;
+        let comp = self
+            .comp_names
+            .get(&TextKey(name))
+            .copied()
+            .ok_or_else(|| {
+                self.error_at(span, format!("computation does not exist: {name}"))
+                    .with_hint("computations must be defined before they are used")
+            })?;
         // As in XLA, a computation exists once its body is parsed: no computation
         // calls itself or one it is nested in.
         if self.scopes.iter().any(|s| s.comp == comp) {

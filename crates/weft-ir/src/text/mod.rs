@@ -9,7 +9,7 @@
 
 mod async_parser;
 pub(crate) mod attr_bag;
-mod byte_scan;
+pub(crate) mod byte_scan;
 mod chunked;
 mod family;
 pub mod float;

@@ -7,6 +7,7 @@ use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::shape::Shape;
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
+use crate::text::byte_scan::TextKey;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
 
@@ -349,7 +350,7 @@ impl<'s> Parser<'s> {
                 )));
             }
         };
-        if let Some(&previous) = self.comp_names.get(name) {
+        if let Some(&previous) = self.comp_names.get(&TextKey(name)) {
             let mut d = self.error_at(name_span, format!("computation already exists: {name}"));
             if let Some(prev) = self.spans.comp(previous) {
                 let at = crate::diagnostic::line_col(self.src, prev.start as usize);
@@ -401,7 +402,7 @@ impl<'s> Parser<'s> {
         }
         let comp = self.m.add_comp(name);
         self.spans.record_comp(comp, name_span);
-        self.comp_names.insert(name, comp);
+        self.comp_names.insert(TextKey(name), comp);
         self.computation_body(comp)?;
         if let Some((span, declared)) = declared_result
             && let Some(root) = self.m.comps[comp].root

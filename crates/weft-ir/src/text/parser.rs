@@ -28,6 +28,7 @@ use crate::entity::{EntityRef, EntityVec};
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::names::{NameUniquer, name_hash};
 use crate::shape::Shape;
+use crate::text::byte_scan::{TextKey, same_text};
 use crate::text::lexer::{Lexer, Tok, Token};
 use crate::text::source_map::SourceMap;
 
@@ -72,8 +73,9 @@ pub(crate) struct Scope {
     /// Source name (without `%`) → instruction.
     pub names: ScopeNames,
     /// Names of instructions created by the parser itself (nested instructions,
-    /// compact get-tuple-elements), which have no source text to borrow.
-    pub synthetic: FxHashMap<String, Instr>,
+    /// compact get-tuple-elements), which have no source text to borrow;
+    /// looked up by [`TextKey`], without building a `String`.
+    pub synthetic: hashbrown::HashMap<String, Instr, rustc_hash::FxBuildHasher>,
     /// The instruction marked `ROOT`, if any.
     pub root: Option<Instr>,
 }
@@ -94,7 +96,7 @@ impl ScopeNames {
     pub fn get(&self, instrs: &EntityVec<Instr, InstrData>, name: &str) -> Option<Instr> {
         self.table
             .find(name_hash(name), |&i| {
-                crate::text::byte_scan::same_text(&instrs[Instr::new(i as usize)].name, name)
+                same_text(&instrs[Instr::new(i as usize)].name, name)
             })
             .map(|&i| Instr::new(i as usize))
     }
@@ -111,7 +113,7 @@ impl ScopeNames {
     ) -> Result<(), Instr> {
         match self.table.entry(
             hash,
-            |&i| crate::text::byte_scan::same_text(&instrs[Instr::new(i as usize)].name, name),
+            |&i| same_text(&instrs[Instr::new(i as usize)].name, name),
             |&i| name_hash(&instrs[Instr::new(i as usize)].name),
         ) {
             hashbrown::hash_table::Entry::Occupied(holder) => {
@@ -157,7 +159,7 @@ pub(crate) struct Parser<'s> {
     pub m: Module,
     pub scopes: Vec<Scope>,
     /// Computation names as written → handle.
-    pub comp_names: FxHashMap<&'s str, Comp>,
+    pub comp_names: FxHashMap<TextKey<'s>, Comp>,
     pub instr_names: crate::names::InstrNameTable,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
@@ -182,7 +184,7 @@ pub(crate) struct Parser<'s> {
     pub value_cache: crate::text::attr_bag::ValueCache<'s>,
     /// Repeated metadata strings (`source_file`, `op_type`) by what is written
     /// between their quotes.
-    pub shared_strings: FxHashMap<&'s str, std::sync::Arc<str>>,
+    pub shared_strings: FxHashMap<TextKey<'s>, std::sync::Arc<str>>,
     /// The last shared metadata string, which usually repeats on the next line.
     pub last_shared: Option<(&'s str, std::sync::Arc<str>)>,
     /// How deeply the parser has recursed into nested shapes, operands,
@@ -392,7 +394,7 @@ impl<'s> Parser<'s> {
         self.tok.kind == Tok::Ident
             && (self.tok.end - self.tok.start) as usize == word.len()
             && self.src.as_bytes().get(self.tok.start as usize) == word.as_bytes().first()
-            && self.cur_text() == word
+            && same_text(self.cur_text(), word)
     }
 
     /// Consumes the identifier `word` if it is current.
@@ -628,7 +630,7 @@ impl<'s> Parser<'s> {
         scope
             .names
             .get(&self.m.instrs, name)
-            .or_else(|| scope.synthetic.get(name).copied())
+            .or_else(|| scope.synthetic.get(&TextKey(name)).copied())
     }
 
     /// Runs `parse` one nesting level deeper. Shapes, operands, shardings,

@@ -58,7 +58,7 @@ impl Checker<'_> {
                 dynamic,
             } => self.array(shape).is_some_and(|a| {
                 a.elem == *elem
-                    && *a.dims == **dims
+                    && crate::shape_util::same_dims(&a.dims, dims)
                     && (0..a.rank())
                         .all(|d| a.is_dynamic(d) == dynamic.get(d).copied().unwrap_or(false))
             }),
