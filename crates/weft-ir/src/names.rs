@@ -615,7 +615,7 @@ mod tests {
             opcode: crate::Opcode::Tuple,
             shape,
             operands: crate::module::Operands::new(),
-            callees: Vec::new(),
+            callees: Box::default(),
             attrs: crate::attrs::Attrs::plain(),
             common: None,
             metadata: None,

@@ -199,7 +199,7 @@ pub enum Attrs {
         /// The transform.
         fft_type: FftType,
         /// The transform lengths.
-        fft_length: Vec<i64>,
+        fft_length: Box<[i64]>,
     },
     /// Triangular-solve options.
     TriangularSolve(TriangularSolveAttrs),
@@ -225,7 +225,7 @@ pub enum Attrs {
         /// The shape fed out (defaults to operand 0's).
         outfeed_shape: Option<Shape>,
         /// The backend configuration string.
-        config: String,
+        config: Box<str>,
     },
     /// `k=`, `largest=`, `is_stable=`.
     TopK {
@@ -329,7 +329,7 @@ pub struct ParameterAttrs {
     /// The parameter number.
     pub number: i64,
     /// `parameter_replication={…}`: per leaf buffer, whether it is replicated.
-    pub replication: Option<Vec<bool>>,
+    pub replication: Option<Box<[bool]>>,
 }
 
 /// One `output_to_operand_aliasing` entry: output `{output}` aliases operand
@@ -424,7 +424,7 @@ pub struct TriangularSolveAttrs {
     /// `unit_diagonal=true`.
     pub unit_diagonal: bool,
     /// `transpose_a=…` (`NO_TRANSPOSE`, `TRANSPOSE`, `ADJOINT`).
-    pub transpose_a: String,
+    pub transpose_a: Box<str>,
 }
 
 /// `domain={kind="…", entry=…, exit=…}`.

@@ -907,7 +907,7 @@ impl<'s> Parser<'s> {
             opcode: Opcode::Parameter,
             shape: token,
             operands: Operands::new(),
-            callees: Vec::new(),
+            callees: Box::default(),
             attrs: Attrs::Plain(PlainAttrs::default()),
             common: None,
             metadata: None,

@@ -448,7 +448,7 @@ impl Parser<'_> {
                     "fft type",
                     FftType::spellings(),
                 )?,
-                fft_length: bag.req_ints("fft_length")?,
+                fft_length: bag.req_ints("fft_length")?.into(),
             },
             Family::TriangularSolve => {
                 let transpose_a = match bag.word("transpose_a")? {
@@ -466,7 +466,7 @@ impl Parser<'_> {
                     left_side: bag.flag("left_side")?,
                     lower: bag.flag("lower")?,
                     unit_diagonal: bag.flag("unit_diagonal")?,
-                    transpose_a,
+                    transpose_a: transpose_a.into(),
                 })
             }
             Family::Cholesky => Attrs::Cholesky {
@@ -486,7 +486,7 @@ impl Parser<'_> {
                     Some((_, Value::Shape(s))) => Some(s),
                     _ => None,
                 },
-                config: bag.string("outfeed_config")?.unwrap_or_default(),
+                config: bag.string("outfeed_config")?.unwrap_or_default().into(),
             },
             Family::TopK => Attrs::TopK {
                 k: bag.req_int("k")?,

@@ -431,7 +431,7 @@ impl<'s> Parser<'s> {
                         opcode: Opcode::GetTupleElement,
                         shape: element,
                         operands: Operands::from_slice(&[instr]),
-                        callees: Vec::new(),
+                        callees: Box::default(),
                         attrs: Attrs::GetTupleElement { index },
                         common: None,
                         metadata: None,
@@ -567,7 +567,7 @@ impl<'s> Parser<'s> {
         if let Attrs::Parameter(p) = &mut attrs
             && let Some((_, Value::Bools(b))) = bag.take("parameter_replication")
         {
-            p.replication = Some(b);
+            p.replication = Some(b.into());
         }
         if let Some(span) = bag.span_of("result_accuracy")
             && !has_result_accuracy(opcode)
@@ -601,7 +601,7 @@ impl<'s> Parser<'s> {
                 opcode,
                 shape,
                 operands,
-                callees,
+                callees: callees.into(),
                 attrs,
                 common,
                 metadata,

@@ -959,7 +959,7 @@ impl<'m> Printer<'m> {
                 self.flag_attr("left_side", t.left_side);
                 self.flag_attr("lower", t.lower);
                 self.flag_attr("unit_diagonal", t.unit_diagonal);
-                if !t.transpose_a.is_empty() && t.transpose_a != "TRANSPOSE_INVALID" {
+                if !t.transpose_a.is_empty() && &*t.transpose_a != "TRANSPOSE_INVALID" {
                     self.word_attr("transpose_a", &t.transpose_a);
                 }
             }

@@ -441,7 +441,7 @@ fn called_computations(m: &Module, instr: Instr) -> Vec<Comp> {
     match data.opcode {
         Opcode::AsyncUpdate | Opcode::AsyncDone => Vec::new(),
         Opcode::While => data.callees.iter().rev().copied().collect(),
-        _ => data.callees.clone(),
+        _ => data.callees.to_vec(),
     }
 }
 

@@ -47,7 +47,7 @@ pub(super) fn triangular_solve(
             "triangular-solve: a is {m}x{m} but b is {rows}x{columns}"
         ));
     }
-    let (transpose, conjugate) = match attrs.transpose_a.as_str() {
+    let (transpose, conjugate) = match &*attrs.transpose_a {
         "" | "NO_TRANSPOSE" => (false, false),
         "TRANSPOSE" => (true, false),
         "ADJOINT" => (true, true),

@@ -611,7 +611,7 @@ impl Exporter<'_> {
         instr: Instr,
         options: &TriangularSolveAttrs,
     ) -> ExportResult<Val> {
-        let transpose = options.transpose_a.as_str();
+        let transpose = &*options.transpose_a;
         if !matches!(transpose, "NO_TRANSPOSE" | "TRANSPOSE" | "ADJOINT") {
             return Err(self.error(
                 instr,

@@ -229,7 +229,7 @@ impl Lowering<'_> {
         };
         let instr = self.emit(comp, name, opcode, shape, operands, attrs);
         if let Some(reducer) = spec.reducer {
-            self.module.instrs[instr].callees = vec![reducer];
+            self.module.instrs[instr].callees = Box::new([reducer]);
         }
         Ok(instr)
     }
@@ -512,7 +512,7 @@ impl Lowering<'_> {
             vec![data, token],
             Attrs::Outfeed {
                 outfeed_shape: None,
-                config,
+                config: config.into(),
             },
         );
         self.bind_results(comp, op, outfeed);
@@ -605,7 +605,7 @@ impl Lowering<'_> {
             operands,
             Attrs::Async(Box::default()),
         );
-        self.module.instrs[start].callees = vec![wrapped];
+        self.module.instrs[start].callees = Box::new([wrapped]);
         self.bind_results(comp, op, start);
         Ok(())
     }
@@ -722,7 +722,7 @@ impl Lowering<'_> {
                     operands,
                     Attrs::Async(Box::default()),
                 );
-                self.module.instrs[start].callees = vec![wrapped];
+                self.module.instrs[start].callees = Box::new([wrapped]);
                 if spec.split.is_some_and(|(split, concat, _)| split != concat) {
                     self.after_done.insert(
                         start,

@@ -144,7 +144,7 @@ impl Lowering<'_> {
         let shape = self.result_shape(op)?;
         let name = self.name_for(op, opcode.name());
         let instr = self.emit(comp, &name, opcode, shape, operands, attrs);
-        self.module.instrs[instr].callees = callees;
+        self.module.instrs[instr].callees = callees.into();
         self.bind_results(comp, op, instr);
         Ok(())
     }
@@ -249,7 +249,7 @@ impl Lowering<'_> {
             operands,
             Attrs::Call { is_composite },
         );
-        self.module.instrs[instr].callees = vec![callee];
+        self.module.instrs[instr].callees = Box::new([callee]);
         Ok(instr)
     }
 
@@ -301,7 +301,7 @@ impl Lowering<'_> {
             vec![init],
             Attrs::plain(),
         );
-        self.module.instrs[instr].callees = vec![body, condition];
+        self.module.instrs[instr].callees = Box::new([body, condition]);
         let results = self.body.ops[op].results.clone();
         for (index, result) in results.into_iter().enumerate() {
             let element = if tupled {
@@ -414,7 +414,7 @@ impl Lowering<'_> {
             operands,
             Attrs::plain(),
         );
-        self.module.instrs[instr].callees = branches;
+        self.module.instrs[instr].callees = branches.into();
         self.bind_results(comp, op, instr);
         Ok(())
     }

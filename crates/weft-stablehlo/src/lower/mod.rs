@@ -463,7 +463,7 @@ impl<'b> Lowering<'b> {
             opcode,
             shape,
             operands: operands.into(),
-            callees: Vec::new(),
+            callees: Box::default(),
             attrs,
             common: None,
             metadata: None,

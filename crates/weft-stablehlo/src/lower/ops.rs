@@ -668,7 +668,7 @@ impl Lowering<'_> {
             Opcode::Fft,
             Attrs::Fft {
                 fft_type,
-                fft_length,
+                fft_length: fft_length.into(),
             },
         )
     }
@@ -676,7 +676,7 @@ impl Lowering<'_> {
     fn triangular_solve(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
         let transpose_a = enum_keyword(self.body.attribute(op, "transpose_a"), "transpose")
             .unwrap_or("NO_TRANSPOSE")
-            .to_string();
+            .into();
         let attrs = TriangularSolveAttrs {
             left_side: self.flag(op, "left_side"),
             lower: self.flag(op, "lower"),
@@ -821,7 +821,7 @@ impl Lowering<'_> {
             operands,
             Attrs::CustomCall(Box::new(attrs)),
         );
-        self.module.instrs[instr].callees = callees;
+        self.module.instrs[instr].callees = callees.into();
         if let Some(config) = backend_config {
             self.module.instrs[instr].common_mut().backend_config =
                 Some(weft_ir::attrs::BackendConfig(config));

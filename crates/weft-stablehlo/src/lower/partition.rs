@@ -513,7 +513,7 @@ impl Lowering<'_> {
                 has_dynamic_root: None,
             })),
         );
-        self.module.instrs[total].callees = vec![reducer];
+        self.module.instrs[total].callees = Box::new([reducer]);
         self.values.insert(result, total);
         Ok(())
     }

@@ -91,7 +91,7 @@ impl Lowering<'_> {
             operands,
             Some(config),
         );
-        self.module.instrs[instr].callees = callees;
+        self.module.instrs[instr].callees = callees.into();
         self.bind_results(comp, op, instr);
         Ok(())
     }

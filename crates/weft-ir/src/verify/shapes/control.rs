@@ -138,8 +138,7 @@ fn check_operand_and_parameter(
 fn check_while(cx: &mut Checker, instr: Instr) {
     let data = cx.data(instr);
     // The printer's order: callees[0] is the body, callees[1] the condition.
-    let (&[body, condition], &[operand]) = (data.callees.as_slice(), data.operands.as_slice())
-    else {
+    let (&[body, condition], &[operand]) = (&*data.callees, data.operands.as_slice()) else {
         return;
     };
     let state = cx.shape_of(operand);
@@ -279,7 +278,7 @@ fn check_call(cx: &mut Checker, instr: Instr) {
 
 fn check_fusion(cx: &mut Checker, instr: Instr) {
     let data = cx.data(instr);
-    let &[callee] = data.callees.as_slice() else {
+    let &[callee] = &*data.callees else {
         cx.report(
             Rule::ControlFlow,
             instr,

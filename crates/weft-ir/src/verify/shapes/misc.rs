@@ -433,7 +433,7 @@ fn triangular_solve_error(
             shape_text(a)
         ));
     }
-    if !["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT", ""].contains(&options.transpose_a.as_str()) {
+    if !["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT", ""].contains(&&*options.transpose_a) {
         return Some(format!(
             "Invalid transpose option value for triangular solve ({}).",
             options.transpose_a
