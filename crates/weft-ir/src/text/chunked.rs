@@ -691,8 +691,7 @@ fn parse_chunk<'s>(
 ) -> Fragment<'s> {
     let stop = chunk.stop as usize;
     let estimated_lines = (stop.min(src.len()) - chunk.start as usize) / 64 + 16;
-    let mut p = Parser::with_capacity(src, estimated_lines);
-    p.record_spans = record_spans;
+    let mut p = Parser::with_capacity(src, estimated_lines, record_spans);
     p.seek(chunk.start as usize);
     p.chunk = Some(Box::default());
     let mut names = crate::text::parser::ScopeNames::default();
@@ -1585,7 +1584,7 @@ mod tests {
         let survey = survey_lines(&text);
         let starts = body_starts(&text, &survey.bodies);
         let parse = |workers: &[Vec<Chunk>], stealing| {
-            let mut parser = Parser::with_capacity(&text, survey.newlines);
+            let mut parser = Parser::with_capacity(&text, survey.newlines, true);
             parse_module_in_chunks(&mut parser, workers, &starts, stealing).expect("parses");
             let (module, _) = parser.into_parts();
             crate::text::print(&module, &crate::text::PrintOptions::long())
@@ -1618,7 +1617,7 @@ mod tests {
         let (done, outcome) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let result = std::panic::catch_unwind(|| {
-                let mut parser = Parser::with_capacity(&text, survey.newlines);
+                let mut parser = Parser::with_capacity(&text, survey.newlines, true);
                 parser.panic_at = Some(panic_at);
                 let _ = parse_module_in_chunks(&mut parser, &workers, &starts, Stealing::Forbidden);
             });

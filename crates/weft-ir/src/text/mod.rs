@@ -73,8 +73,7 @@ fn parse_on(
     byte_readers: bool,
 ) -> Result<(Module, SourceMap), Diagnostic> {
     let survey = chunked::survey_lines(source);
-    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
-    parser.record_spans = record_spans;
+    let mut parser = parser::Parser::with_capacity(source, survey.newlines, record_spans);
     parser.byte_readers = byte_readers;
     chunked::parse_module(&mut parser, &survey, threads)?;
     Ok(parser.into_parts())
@@ -114,7 +113,7 @@ pub fn parse_split_at(
         .collect();
     let workers = chunked::chunks_for_workers(&by_worker);
     let survey = chunked::survey_lines(source);
-    let mut parser = parser::Parser::with_capacity(source, survey.newlines);
+    let mut parser = parser::Parser::with_capacity(source, survey.newlines, true);
     let body_starts = chunked::body_starts(source, &survey.bodies);
     chunked::parse_module_in_chunks(
         &mut parser,

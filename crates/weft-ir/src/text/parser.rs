@@ -238,13 +238,18 @@ pub(crate) const MAX_RECYCLED_SCOPE: usize = 1 << 12;
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str) -> Parser<'s> {
-        Parser::with_capacity(src, memchr::memchr_iter(b'\n', src.as_bytes()).count())
+        Parser::with_capacity(
+            src,
+            memchr::memchr_iter(b'\n', src.as_bytes()).count(),
+            true,
+        )
     }
 
     /// A parser with room for `lines` instructions: about one per line, and
     /// reserving up front keeps the big tables from being copied (and the
-    /// allocator from churning) as they grow.
-    pub fn with_capacity(src: &'s str, lines: usize) -> Parser<'s> {
+    /// allocator from churning) as they grow. The source map gets room only
+    /// when it is kept (`record_spans`).
+    pub fn with_capacity(src: &'s str, lines: usize, record_spans: bool) -> Parser<'s> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token();
         let mut m = Module::new("");
@@ -261,7 +266,7 @@ impl<'s> Parser<'s> {
             prev_end: 0,
             peeked: None,
             comp_uniquer: NameUniquer::default(),
-            spans: SourceMap::with_capacity(lines),
+            spans: SourceMap::with_capacity(if record_spans { lines } else { 0 }),
             finished: Vec::new(),
             marked_entry: None,
             shape_cache: Default::default(),
@@ -275,7 +280,7 @@ impl<'s> Parser<'s> {
             operand_storage: Vec::new(),
             operand_span_storage: Vec::new(),
             spare_scope_names: Vec::new(),
-            record_spans: true,
+            record_spans,
             byte_readers: true,
             largest_body: None,
             name_keys: Vec::with_capacity(lines),
