@@ -53,6 +53,10 @@ const LINES: &[&str] = &[
     "%r = f32[4]{0} add(%p,%q)",
     "%r = f32[4]{0} add(%p , %q)",
     "%r = f32[4]{0} add(%p, /*index=1*/%q)",
+    "%r = f32[4]{0} add(%p, /*/ a comment */%q)",
+    "%r = f32[4]{0} add(%p, /*// a comment*/ %q)",
+    "%r = f32[4]{0} add(%p, /**/%q)",
+    "%r = f32[4]{0} add(%p, /*/%q)",
     "%r = f32[4]{0} add(%p, %nothing)",
     "%r = f32[4]{0} add(%p, %q, %p)",
     "%r = f32[4]{0} add(%p, negate(%q))",
@@ -352,6 +356,12 @@ fn tuple_elements_seen_before_parse_the_same() {
         "(f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, /*index=5*/f32[4]{0})",
         "(f32[4]{0}, /*index=1*/ f32[4]{0}, f32[4]{0})",
         "(f32[4]{0}, /* a comment */f32[4]{0}, f32[4]{0})",
+        // A comment whose text starts with `/`: its first `*/` is the one
+        // after the opening `/*`, not the one that overlaps it.
+        "(f32[4]{0}, /*/ a comment */f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, /*// a comment*/ f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, /**/f32[4]{0}, f32[4]{0})",
+        "(f32[4]{0}, /*/f32[4]{0}, f32[4]{0})",
         "(f32[4]{0}, /*index=1*/f32[4]{0}, /*never closed f32[4]{0})",
         "(f32[4]{0}, // a line comment\n f32[4]{0}, f32[4]{0})",
         "(f32[4]{0},f32[4]{0}, f32[4]{0})",

@@ -165,8 +165,11 @@ pub(crate) fn after_block_comment(bytes: &[u8], at: usize) -> Option<usize> {
     if !bytes.get(at..)?.starts_with(b"/*") {
         return Some(at);
     }
-    let close = bytes[at..].windows(2).position(|w| w == b"*/")?;
-    Some(at + close + 2)
+    // The `*/` closing it comes after the `/*` opening it: in `/*/ x */` the
+    // first `*/` overlaps the opening and closes nothing.
+    let body = at + 2;
+    let close = bytes[body..].windows(2).position(|w| w == b"*/")?;
+    Some(body + close + 2)
 }
 
 /// The end of the run of identifier bytes (`[A-Za-z0-9_.-]`) starting at
@@ -686,6 +689,27 @@ pub fn escape_into(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_comment_ends_at_the_first_close_after_its_opening() {
+        let cases: [(&[u8], Option<usize>); 7] = [
+            (b"/*index=1*/%q", Some(11)),
+            (b"/**/x", Some(4)),
+            (b"/*/ x */y", Some(8)),
+            (b"/*// x*/ y", Some(8)),
+            (b"/*/", None),
+            (b"/*", None),
+            (b"x/**/", Some(0)),
+        ];
+        for (text, end) in cases {
+            assert_eq!(
+                after_block_comment(text, 0),
+                end,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
 
     /// The four-bytes-a-step scan agrees with the byte table for every byte
     /// value at every position, near the end of the text included.
