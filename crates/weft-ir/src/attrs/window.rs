@@ -65,6 +65,18 @@ pub struct PaddingDim {
     pub interior: i64,
 }
 
+impl PaddingDim {
+    /// The size of a dimension of `size` elements once padded:
+    /// `low + high + size + (size - 1) * interior`; `None` when that
+    /// overflows. (Negative results are the caller's to reject.)
+    pub fn padded_size(&self, size: i64) -> Option<i64> {
+        let interior = (size - 1).max(0).checked_mul(self.interior)?;
+        size.checked_add(self.low)?
+            .checked_add(self.high)?
+            .checked_add(interior)
+    }
+}
+
 /// A `pad` instruction's padding, one entry per dimension.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct PaddingConfig {

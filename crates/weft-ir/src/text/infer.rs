@@ -186,13 +186,40 @@ impl Parser<'_> {
                 if config.dims.len() != base.dims.len() {
                     return Err(fail(self, "padding rank differs from the operand's"));
                 }
-                let dims: Vec<i64> = base
-                    .dims
-                    .iter()
-                    .zip(&config.dims)
-                    .map(|(&s, p)| s + p.low + p.high + (s - 1).max(0) * p.interior)
-                    .collect();
-                self.m.shapes.array_with_default_layout(base.elem, &dims)
+                // XLA's ShapeInference::InferPadShape.
+                if let Some(dimension) = config.dims.iter().position(|p| p.interior < 0) {
+                    let interior = config.dims[dimension].interior;
+                    return Err(fail(
+                        self,
+                        &format!("Interior padding cannot be negative: {interior}"),
+                    ));
+                }
+                let mut dims = Vec::with_capacity(base.dims.len());
+                for (dimension, (&size, padding)) in base.dims.iter().zip(&config.dims).enumerate()
+                {
+                    if size == crate::shape::UNBOUNDED {
+                        dims.push(size);
+                        continue;
+                    }
+                    match padding.padded_size(size) {
+                        Some(padded) if padded >= 0 => dims.push(padded),
+                        _ => {
+                            return Err(fail(
+                                self,
+                                &format!(
+                                    "Padding result in negative size for dimension {dimension}"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                // A dynamic dimension stays dynamic (its bound padded).
+                self.m.shapes.intern(ShapeData::Array(ArrayShape {
+                    elem: base.elem,
+                    layout: Some(Box::new(Layout::default_for_rank(dims.len()))),
+                    dims: dims.into(),
+                    dynamic: base.dynamic,
+                }))
             }
             O::Dot => {
                 let lhs = self

@@ -35,7 +35,7 @@
 //! may be anything: every index is range-checked before use, and sizes are
 //! computed with checked arithmetic.
 
-use crate::attrs::{Attrs, PaddingDim, SliceRange};
+use crate::attrs::{Attrs, SliceRange};
 use crate::element_type::ElementType;
 use crate::module::Instr;
 use crate::opcode::Opcode;
@@ -753,13 +753,6 @@ fn check_concatenate(cx: &mut Checker, instr: Instr) {
 }
 
 /// The padded size of a dimension of `size`, or `None` on overflow.
-fn padded_size(size: i64, padding: &PaddingDim) -> Option<i64> {
-    let interior = (size - 1).max(0).checked_mul(padding.interior)?;
-    size.checked_add(padding.low)?
-        .checked_add(padding.high)?
-        .checked_add(interior)
-}
-
 fn check_pad(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Pad;
     let Some(input_instr) = operand(cx, instr, 0) else {
@@ -842,7 +835,7 @@ fn check_pad(cx: &mut Checker, instr: Instr) {
             dims.push(UNBOUNDED);
             continue;
         }
-        match padded_size(size, padding) {
+        match padding.padded_size(size) {
             Some(padded) if padded >= 0 => dims.push(padded),
             _ => {
                 cx.report(
@@ -967,6 +960,7 @@ fn check_set_dimension_size(cx: &mut Checker, instr: Instr) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attrs::PaddingDim;
     use crate::verify::{VerifyError, verify};
 
     /// Parses `text`, gives instruction `name` the result `dims` (bypassing the
@@ -1037,10 +1031,10 @@ mod tests {
             high,
             interior,
         };
-        assert_eq!(padded_size(3, &padding(1, 2, 1)), Some(8));
-        assert_eq!(padded_size(0, &padding(0, 0, 5)), Some(0));
-        assert_eq!(padded_size(4, &padding(-2, -1, 0)), Some(1));
-        assert_eq!(padded_size(i64::MAX, &padding(1, 0, 0)), None);
-        assert_eq!(padded_size(3, &padding(0, 0, i64::MAX)), None);
+        assert_eq!(padding(1, 2, 1).padded_size(3), Some(8));
+        assert_eq!(padding(0, 0, 5).padded_size(0), Some(0));
+        assert_eq!(padding(-2, -1, 0).padded_size(4), Some(1));
+        assert_eq!(padding(1, 0, 0).padded_size(i64::MAX), None);
+        assert_eq!(padding(0, 0, i64::MAX).padded_size(3), None);
     }
 }
