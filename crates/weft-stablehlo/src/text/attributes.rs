@@ -25,8 +25,11 @@ enum DenseLiteral {
 impl Parser<'_> {
     /// Any attribute value.
     pub(crate) fn parse_attribute(&mut self) -> PResult<Attribute> {
+        // The value starts at its first byte, after any blanks: an attribute
+        // kept as its text must not keep them, or each print adds one more.
+        let first = self.c.peek();
         let start = self.c.pos;
-        match self.c.peek() {
+        match first {
             b'"' => {
                 let text = self.c.string()?;
                 if self.c.peek() == b':' && self.c.peek_second() != b':' {
@@ -929,6 +932,24 @@ mod tests {
         let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
         let printed = print(&body, &PrintOptions::default());
         assert!(printed.contains("a = dense<> : tensor<0xf32>"), "{printed}");
+        let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
+        assert_eq!(print(&again, &PrintOptions::default()), printed);
+    }
+
+    /// Fuzz finding 6: an attribute kept as its text (`loc(…)`, `#dialect<…>`,
+    /// `affine_map<…>`) kept the blanks before it, so each print added a
+    /// space after the `=`.
+    #[test]
+    fn an_attribute_kept_as_text_drops_the_blanks_before_it() {
+        let text = "\"x.op\"() {a =   loc(\"f.py\":1:2), b =\t#x.y<1>, c =  affine_map<(d0) -> (d0)>} : () -> ()\n";
+        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
+        let printed = print(&body, &PrintOptions::default());
+        assert!(printed.contains("a = loc(\"f.py\":1:2)"), "{printed}");
+        assert!(printed.contains("b = #x.y<1>"), "{printed}");
+        assert!(
+            printed.contains("c = affine_map<(d0) -> (d0)>"),
+            "{printed}"
+        );
         let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
         assert_eq!(print(&again, &PrintOptions::default()), printed);
     }
