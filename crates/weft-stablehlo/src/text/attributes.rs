@@ -907,6 +907,16 @@ fn print_element(out: &mut String, array: &ArrayLiteral, i: usize, element: &Ele
 mod tests {
     use crate::text::{PrintOptions, parse, print};
 
+    /// The default print of `text`, checked to print the same once parsed
+    /// again.
+    fn printed_as_fixed_point(text: &str) -> String {
+        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
+        let printed = print(&body, &PrintOptions::default());
+        let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
+        assert_eq!(print(&again, &PrintOptions::default()), printed);
+        printed
+    }
+
     /// Fuzz finding: `fits` overflowed (`(1 << 127) - 1`) on integer types of
     /// 127 bits or more (`0 : i642`).
     #[test]
@@ -929,11 +939,8 @@ mod tests {
     #[test]
     fn empty_string_dense_prints_as_empty() {
         let text = "\"x.op\"() {a = dense<\"ab\"> : tensor<0xf32>, b = dense<\"c\"> : tensor<2x0xi32>} : () -> ()\n";
-        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
-        let printed = print(&body, &PrintOptions::default());
+        let printed = printed_as_fixed_point(text);
         assert!(printed.contains("a = dense<> : tensor<0xf32>"), "{printed}");
-        let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
-        assert_eq!(print(&again, &PrintOptions::default()), printed);
     }
 
     /// Fuzz finding 6: an attribute kept as its text (`loc(…)`, `#dialect<…>`,
@@ -942,15 +949,13 @@ mod tests {
     #[test]
     fn an_attribute_kept_as_text_drops_the_blanks_before_it() {
         let text = "\"x.op\"() {a =   loc(\"f.py\":1:2), b =\t#x.y<1>, c =  affine_map<(d0) -> (d0)>} : () -> ()\n";
-        let body = parse(text).unwrap_or_else(|d| panic!("{}", d.render("input", text)));
-        let printed = print(&body, &PrintOptions::default());
-        assert!(printed.contains("a = loc(\"f.py\":1:2)"), "{printed}");
-        assert!(printed.contains("b = #x.y<1>"), "{printed}");
-        assert!(
-            printed.contains("c = affine_map<(d0) -> (d0)>"),
-            "{printed}"
-        );
-        let again = parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("printed", &printed)));
-        assert_eq!(print(&again, &PrintOptions::default()), printed);
+        let printed = printed_as_fixed_point(text);
+        for expected in [
+            "a = loc(\"f.py\":1:2)",
+            "b = #x.y<1>",
+            "c = affine_map<(d0) -> (d0)>",
+        ] {
+            assert!(printed.contains(expected), "{expected} in {printed}");
+        }
     }
 }
