@@ -3,14 +3,28 @@
 //! and the data-movement ops whose result follows directly from their attributes.
 //! Opcodes XLA always prints with a shape (collectives, async ops, …) are not
 //! inferred.
+//!
+//! Invariants, as in XLA's shape inference: a dimension is dynamic wherever the
+//! operand dimension it comes from was (an unbounded one stays unbounded), and
+//! sizes are computed with overflow checks, so an inferred shape always prints
+//! as text that parses again.
 
 use crate::attrs::Attrs;
 use crate::diagnostic::Span;
 use crate::element_type::ElementType;
 use crate::module::{Comp, Instr};
 use crate::opcode::{Flags, Opcode};
-use crate::shape::{ArrayShape, Layout, Shape, ShapeData};
+use crate::shape::{ArrayShape, Layout, Shape, ShapeData, UNBOUNDED};
 use crate::text::parser::{PResult, Parser};
+
+/// One dimension of an inferred shape: its size (or bound, or [`UNBOUNDED`])
+/// and whether it is dynamic.
+type Dim = (i64, bool);
+
+/// Dimension `d` of `array`, with its dynamic flag.
+fn dim(array: &ArrayShape, d: usize) -> Dim {
+    (array.dims[d], array.is_dynamic(d))
+}
 
 impl Parser<'_> {
     pub(crate) fn infer_shape(
@@ -112,12 +126,15 @@ impl Parser<'_> {
                     .operand_array(operand(0))
                     .ok_or_else(|| fail(self, "no array operand"))?;
                 let perm = attrs.dimensions().unwrap_or(&[]);
-                let dims: Option<Vec<i64>> = perm
+                let dims: Option<Vec<Dim>> = perm
                     .iter()
-                    .map(|&p| base.dims.get(usize::try_from(p).ok()?).copied())
+                    .map(|&p| {
+                        let p = usize::try_from(p).ok()?;
+                        (p < base.rank()).then(|| dim(&base, p))
+                    })
                     .collect();
                 let dims = dims.ok_or_else(|| fail(self, "permutation out of range"))?;
-                self.m.shapes.array_with_default_layout(base.elem, &dims)
+                self.inferred_array(base.elem, &dims)
             }
             O::Reverse => operand(0).ok_or_else(|| fail(self, "no operand"))?,
             O::Concatenate => {
@@ -128,18 +145,29 @@ impl Parser<'_> {
                     .dimensions()
                     .and_then(|d| d.first().copied())
                     .ok_or_else(|| fail(self, "no dimension"))? as usize;
-                let mut dims = base.dims.to_vec();
-                if d >= dims.len() {
+                if d >= base.rank() {
                     return Err(fail(self, "dimension out of range"));
                 }
-                dims[d] = 0;
+                let mut dims: Vec<Dim> = (0..base.rank()).map(|k| dim(&base, k)).collect();
+                // The sizes add up along `d`; one unbounded operand makes the
+                // result unbounded, one dynamic operand makes it dynamic.
+                let mut joined = (0i64, false);
                 for &o in operands {
                     let a = self
                         .operand_array(Some(self.operand_shape(o)))
                         .ok_or_else(|| fail(self, "operand is not an array"))?;
-                    dims[d] += a.dims.get(d).copied().unwrap_or(0);
+                    let (size, dynamic) = if d < a.rank() { dim(&a, d) } else { (0, false) };
+                    joined.1 |= dynamic;
+                    joined.0 = if size == UNBOUNDED || joined.0 == UNBOUNDED {
+                        UNBOUNDED
+                    } else {
+                        joined.0.checked_add(size).ok_or_else(|| {
+                            fail(self, &format!("the size of dimension {d} overflows"))
+                        })?
+                    };
                 }
-                self.m.shapes.array_with_default_layout(base.elem, &dims)
+                dims[d] = joined;
+                self.inferred_array(base.elem, &dims)
             }
             O::Reduce => {
                 let half = operands.len() / 2;
@@ -152,14 +180,11 @@ impl Parser<'_> {
                     let init = self
                         .operand_array(operand(half + i))
                         .ok_or_else(|| fail(self, "init is not an array"))?;
-                    let dims: Vec<i64> = a
-                        .dims
-                        .iter()
-                        .enumerate()
-                        .filter(|(d, _)| !reduced.contains(&(*d as i64)))
-                        .map(|(_, &s)| s)
+                    let dims: Vec<Dim> = (0..a.rank())
+                        .filter(|&d| !reduced.contains(&(d as i64)))
+                        .map(|d| dim(&a, d))
                         .collect();
-                    results.push(self.m.shapes.array_with_default_layout(init.elem, &dims));
+                    results.push(self.inferred_array(init.elem, &dims));
                 }
                 if results.len() == 1 {
                     results[0]
@@ -195,14 +220,14 @@ impl Parser<'_> {
                     ));
                 }
                 let mut dims = Vec::with_capacity(base.dims.len());
-                for (dimension, (&size, padding)) in base.dims.iter().zip(&config.dims).enumerate()
-                {
-                    if size == crate::shape::UNBOUNDED {
-                        dims.push(size);
+                for (dimension, padding) in config.dims.iter().enumerate() {
+                    let (size, dynamic) = dim(&base, dimension);
+                    if size == UNBOUNDED {
+                        dims.push((size, dynamic));
                         continue;
                     }
                     match padding.padded_size(size) {
-                        Some(padded) if padded >= 0 => dims.push(padded),
+                        Some(padded) if padded >= 0 => dims.push((padded, dynamic)),
                         _ => {
                             return Err(fail(
                                 self,
@@ -214,12 +239,7 @@ impl Parser<'_> {
                     }
                 }
                 // A dynamic dimension stays dynamic (its bound padded).
-                self.m.shapes.intern(ShapeData::Array(ArrayShape {
-                    elem: base.elem,
-                    layout: Some(Box::new(Layout::default_for_rank(dims.len()))),
-                    dims: dims.into(),
-                    dynamic: base.dynamic,
-                }))
+                self.inferred_array(base.elem, &dims)
             }
             O::Dot => {
                 let lhs = self
@@ -231,27 +251,27 @@ impl Parser<'_> {
                 let Attrs::Dot(dot) = attrs else {
                     return Err(fail(self, "missing dimension numbers"));
                 };
-                let mut dims: Vec<i64> = Vec::new();
+                let mut dims: Vec<Dim> = Vec::new();
                 for &b in &dot.lhs_batch {
-                    dims.push(
-                        *lhs.dims
-                            .get(b as usize)
-                            .ok_or_else(|| fail(self, "batch dim out of range"))?,
-                    );
+                    let b = usize::try_from(b)
+                        .ok()
+                        .filter(|&b| b < lhs.rank())
+                        .ok_or_else(|| fail(self, "batch dim out of range"))?;
+                    dims.push(dim(&lhs, b));
                 }
-                for (d, &s) in lhs.dims.iter().enumerate() {
-                    let d = d as i64;
-                    if !dot.lhs_batch.contains(&d) && !dot.lhs_contracting.contains(&d) {
-                        dims.push(s);
+                for d in 0..lhs.rank() {
+                    let named = d as i64;
+                    if !dot.lhs_batch.contains(&named) && !dot.lhs_contracting.contains(&named) {
+                        dims.push(dim(&lhs, d));
                     }
                 }
-                for (d, &s) in rhs.dims.iter().enumerate() {
-                    let d = d as i64;
-                    if !dot.rhs_batch.contains(&d) && !dot.rhs_contracting.contains(&d) {
-                        dims.push(s);
+                for d in 0..rhs.rank() {
+                    let named = d as i64;
+                    if !dot.rhs_batch.contains(&named) && !dot.rhs_contracting.contains(&named) {
+                        dims.push(dim(&rhs, d));
                     }
                 }
-                self.m.shapes.array_with_default_layout(lhs.elem, &dims)
+                self.inferred_array(lhs.elem, &dims)
             }
             O::Scan => {
                 let Attrs::Scan(scan) = attrs else {
@@ -274,20 +294,17 @@ impl Parser<'_> {
                         ),
                     ));
                 }
-                let length = input.dims[d as usize];
+                let length = dim(&input, d as usize);
                 let root = callees
                     .first()
                     .and_then(|&c| self.m.comps[c].root)
                     .map(|r| self.operand_shape(r))
                     .ok_or_else(|| fail(self, "the computation has no root"))?;
                 let insert = |p: &mut Self, s: Shape| -> Option<Shape> {
-                    let mut a = p.m.shapes.as_array(s)?.clone();
-                    let mut dims = a.dims.to_vec();
-                    dims.insert(d as usize, length);
-                    a.dims = dims.into();
-                    a.dynamic = Box::new([]);
-                    a.layout = Some(Box::new(Layout::default_for_rank(a.dims.len())));
-                    Some(p.m.shapes.intern(ShapeData::Array(a)))
+                    let a = p.m.shapes.as_array(s)?.clone();
+                    let mut dims: Vec<Dim> = (0..a.rank()).map(|k| dim(&a, k)).collect();
+                    dims.insert((d as usize).min(dims.len()), length);
+                    Some(p.inferred_array(a.elem, &dims))
                 };
                 match self.m.shapes.tuple_elements(root).map(|e| e.to_vec()) {
                     Some(elements) => {
@@ -328,6 +345,22 @@ impl Parser<'_> {
             }
         };
         Ok(shape)
+    }
+
+    /// An inferred array shape with the default layout, dynamic wherever a
+    /// dimension it came from was (as XLA's shape inference keeps them).
+    fn inferred_array(&mut self, elem: ElementType, dims: &[Dim]) -> Shape {
+        let dynamic: Box<[bool]> = if dims.iter().any(|&(_, dynamic)| dynamic) {
+            dims.iter().map(|&(_, dynamic)| dynamic).collect()
+        } else {
+            Box::new([])
+        };
+        self.m.shapes.intern(ShapeData::Array(ArrayShape {
+            elem,
+            dims: dims.iter().map(|&(size, _)| size).collect(),
+            dynamic,
+            layout: Some(Box::new(Layout::default_for_rank(dims.len()))),
+        }))
     }
 
     fn operand_array(&self, shape: Option<Shape>) -> Option<ArrayShape> {
