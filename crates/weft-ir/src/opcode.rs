@@ -320,9 +320,9 @@ impl fmt::Display for Opcode {
 /// eight bytes (the same word twice, zero-padded, for short names); the keys
 /// sit in an open-addressing table at most half full, so a lookup reads a
 /// slot or two and compares two words, and only names longer than sixteen
-/// bytes (whose middle the words miss) are compared in full. A hash map keyed
-/// by the string hashed every byte and called `memcmp`: about five times the
-/// instructions.
+/// bytes (whose middle the words miss) are compared in full, in place. A
+/// hash map keyed by the string hashed every byte and called `memcmp`: about
+/// five times the instructions.
 struct NameIndex {
     /// Slot → 1 + the opcode's position in [`Opcode::ALL`]; 0 when empty.
     slots: Vec<u8>,
@@ -418,7 +418,9 @@ impl NameIndex {
         loop {
             let position = usize::from(self.slots[slot]).checked_sub(1)?;
             let op = Opcode::ALL[position];
-            if self.keys[position] == key && (key.len <= 16 || op.name().as_bytes() == name) {
+            if self.keys[position] == key
+                && (key.len <= 16 || crate::text::byte_scan::same_bytes(op.name().as_bytes(), name))
+            {
                 return Some(op);
             }
             slot = (slot + 1) & mask;
