@@ -458,7 +458,7 @@ impl InstrNameTable {
     pub fn register(&mut self, instrs: &mut EntityVec<Instr, InstrData>, instr: Instr) {
         let name = instrs[instr].name.as_str();
         if name.is_empty() {
-            instrs[instr].name = "name".to_string();
+            instrs[instr].name = "name".into();
             return self.register(instrs, instr);
         }
         let (base, suffix) = split_suffix(name);
@@ -500,7 +500,7 @@ impl InstrNameTable {
         };
         let hash = match renamed {
             Some(new_name) => {
-                instrs[instr].name = new_name;
+                instrs[instr].name = new_name.into();
                 let (base, id) = key_of(&instrs[instr].name);
                 key_hash(base, id)
             }
@@ -611,7 +611,7 @@ mod tests {
         let shape = m.shapes.empty_tuple();
         let parent = m.comps.keys().next().expect("a computation");
         m.add_instr(InstrData {
-            name: name.to_string(),
+            name: name.into(),
             opcode: crate::Opcode::Tuple,
             shape,
             operands: crate::module::Operands::new(),

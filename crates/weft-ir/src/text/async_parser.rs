@@ -23,6 +23,7 @@ use crate::text::attr_bag::Bag;
 use crate::text::family::Site;
 use crate::text::instr::OpcodeSpec;
 use crate::text::parser::{PResult, Parser};
+use compact_str::CompactString;
 
 const SHAPE_FORM: &str = "AsyncStart and AsyncUpdate expect the shape to be in the form of ((operand0_shape, operand1_shape, ...), output_shape, ...).";
 
@@ -198,7 +199,7 @@ impl<'s> Parser<'s> {
         let instr = self.add_parsed(
             name,
             InstrData {
-                name: String::new(),
+                name: CompactString::default(),
                 opcode: kind,
                 shape,
                 operands,
@@ -321,7 +322,7 @@ impl<'s> Parser<'s> {
             _ => self.build_family(&site, bag)?,
         };
         let root = self.m.add_instr(InstrData {
-            name: "async_op".to_string(),
+            name: "async_op".into(),
             opcode: wrapped,
             shape: output,
             operands: params.into(),
@@ -352,7 +353,7 @@ impl<'s> Parser<'s> {
 
     fn add_param(&mut self, comp: Comp, number: usize, shape: Shape) -> Instr {
         self.m.add_instr(InstrData {
-            name: "async_param".to_string(),
+            name: "async_param".into(),
             opcode: Opcode::Parameter,
             shape,
             operands: Operands::new(),

@@ -902,7 +902,7 @@ impl<'s> Parser<'s> {
         }
         // Not in the computation's body: the merge maps it to the real operand.
         let placeholder = self.m.instrs.push(InstrData {
-            name: name.to_string(),
+            name: name.into(),
             opcode: Opcode::Parameter,
             shape: token,
             operands: Operands::new(),

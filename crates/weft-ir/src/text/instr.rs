@@ -13,6 +13,7 @@ use crate::text::byte_scan::TextKey;
 use crate::text::family::Site;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, Parser};
+use compact_str::CompactString;
 
 /// What the opcode token named.
 #[derive(Copy, Clone, Debug)]
@@ -427,7 +428,7 @@ impl<'s> Parser<'s> {
                 None => {
                     let gte_name = key.replace('#', "_");
                     let gte = self.m.add_instr(InstrData {
-                        name: gte_name,
+                        name: gte_name.into(),
                         opcode: Opcode::GetTupleElement,
                         shape: element,
                         operands: Operands::from_slice(&[instr]),
@@ -597,7 +598,7 @@ impl<'s> Parser<'s> {
         let instr = self.add_parsed(
             name,
             InstrData {
-                name: String::new(),
+                name: CompactString::default(),
                 opcode,
                 shape,
                 operands,
@@ -642,7 +643,7 @@ impl<'s> Parser<'s> {
         &mut self,
         name: Option<(&'s str, Span)>,
         opcode: Opcode,
-    ) -> String {
+    ) -> CompactString {
         match name {
             Some((n, _)) => {
                 // Only names that could collide with a generated `<op>.anon[.N]`
@@ -650,9 +651,12 @@ impl<'s> Parser<'s> {
                 if n.contains(".anon") {
                     self.text_uniquer.reserve(n);
                 }
-                n.to_string()
+                CompactString::new(n)
             }
-            None => self.text_uniquer.unique(&format!("{}.anon", opcode.name())),
+            None => self
+                .text_uniquer
+                .unique(&format!("{}.anon", opcode.name()))
+                .into(),
         }
     }
 
@@ -700,7 +704,7 @@ impl<'s> Parser<'s> {
                 return Err(d);
             }
         } else {
-            let generated = self.m.instrs[instr].name.clone();
+            let generated = self.m.instrs[instr].name.to_string();
             self.scope().synthetic.insert(generated, instr);
         }
         Ok(())

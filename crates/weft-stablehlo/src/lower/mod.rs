@@ -459,7 +459,7 @@ impl<'b> Lowering<'b> {
     ) -> Instr {
         let name = self.instr_names.unique(&sanitize(wanted));
         self.module.add_instr(InstrData {
-            name,
+            name: name.into(),
             opcode,
             shape,
             operands: operands.into(),
