@@ -109,6 +109,14 @@ impl hashbrown::Equivalent<String> for TextKey<'_> {
     }
 }
 
+/// Looks up a map keyed by names kept inline without building one.
+impl hashbrown::Equivalent<compact_str::CompactString> for TextKey<'_> {
+    #[inline]
+    fn equivalent(&self, key: &compact_str::CompactString) -> bool {
+        same_text(self.0, key)
+    }
+}
+
 /// Whether `a` and `b`, of one length of at least `N` bytes, agree in their
 /// first and last `N` bytes (which cover them when they are at most `2N`
 /// long).

@@ -10,6 +10,7 @@ use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
 use crate::text::byte_scan::TextKey;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
+use compact_str::CompactString;
 
 impl<'s> Parser<'s> {
     /// A whole module: with or without the `HloModule` header.
@@ -402,7 +403,7 @@ impl<'s> Parser<'s> {
         }
         let comp = self.m.add_comp(name);
         self.spans.record_comp(comp, name_span);
-        self.comp_names.insert(TextKey(name), comp);
+        self.comp_names.insert(CompactString::new(name), comp);
         self.computation_body(comp)?;
         if let Some((span, declared)) = declared_result
             && let Some(root) = self.m.comps[comp].root

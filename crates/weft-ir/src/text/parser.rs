@@ -20,8 +20,9 @@
 
 use std::collections::VecDeque;
 
+use compact_str::CompactString;
 use hashbrown::HashTable;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::diagnostic::{Diagnostic, Span};
 use crate::entity::{EntityRef, EntityVec};
@@ -158,8 +159,11 @@ pub(crate) struct Parser<'s> {
     /// The module being built.
     pub m: Module,
     pub scopes: Vec<Scope>,
-    /// Computation names as written → handle.
-    pub comp_names: FxHashMap<TextKey<'s>, Comp>,
+    /// Computation names as written → handle. The names are copied into the
+    /// table (inline, as nearly all are at most 24 bytes): a computation is
+    /// referred to far from where it is defined, and comparing a reference with
+    /// a key that pointed into the text there was a cache miss per lookup.
+    pub comp_names: hashbrown::HashMap<CompactString, Comp, FxBuildHasher>,
     pub instr_names: crate::names::InstrNameTable,
     /// Every name the text has given an instruction so far (XLA's parser-level
     /// uniquer): `<opcode>.anon` names of nested instructions avoid them.
@@ -260,7 +264,7 @@ impl<'s> Parser<'s> {
             tok,
             m,
             scopes: Vec::new(),
-            comp_names: FxHashMap::default(),
+            comp_names: hashbrown::HashMap::default(),
             instr_names: crate::names::InstrNameTable::with_capacity(lines),
             text_uniquer: NameUniquer::default(),
             prev_end: 0,
