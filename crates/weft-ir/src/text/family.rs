@@ -22,11 +22,11 @@ fn enum_word<T>(
     (span, word): (Span, String),
     parse: impl Fn(&str) -> Option<T>,
     what: &str,
-    spellings: String,
+    spellings: fn() -> String,
 ) -> PResult<T> {
     parse(&word).ok_or_else(|| {
         p.error_at(span, format!("unknown {what} '{word}'"))
-            .with_hint(format!("expected one of: {spellings}"))
+            .with_hint(format!("expected one of: {}", spellings()))
     })
 }
 
@@ -132,7 +132,7 @@ impl Parser<'_> {
                     bag.req_word("direction")?,
                     Direction::from_name,
                     "comparison direction",
-                    Direction::spellings(),
+                    Direction::spellings,
                 )?;
                 let compare_type = match bag.word("type")? {
                     Some(w) => Some(enum_word(
@@ -140,7 +140,7 @@ impl Parser<'_> {
                         w,
                         CompareType::from_name,
                         "comparison type",
-                        CompareType::spellings(),
+                        CompareType::spellings,
                     )?),
                     None => None,
                 };
@@ -401,7 +401,7 @@ impl Parser<'_> {
                     (span, kind),
                     FusionKind::from_name,
                     "fusion kind",
-                    FusionKind::spellings(),
+                    FusionKind::spellings,
                 )?;
                 callees.push(bag.req_comp("calls")?);
                 Attrs::Fusion(Box::new(FusionAttrs {
@@ -425,7 +425,7 @@ impl Parser<'_> {
                     bag.req_word("distribution")?,
                     Distribution::from_name,
                     "distribution",
-                    Distribution::spellings(),
+                    Distribution::spellings,
                 )?,
             },
             Family::RngBitGenerator => Attrs::RngBitGenerator {
@@ -434,7 +434,7 @@ impl Parser<'_> {
                     bag.req_word("algorithm")?,
                     RngAlgorithm::from_name,
                     "random algorithm",
-                    RngAlgorithm::spellings(),
+                    RngAlgorithm::spellings,
                 )?,
             },
             Family::RngGetAndUpdateState => Attrs::RngGetAndUpdateState {
@@ -446,7 +446,7 @@ impl Parser<'_> {
                     bag.req_word("fft_type")?,
                     FftType::from_name,
                     "fft type",
-                    FftType::spellings(),
+                    FftType::spellings,
                 )?,
                 fft_length: bag.req_ints("fft_length")?.into(),
             },

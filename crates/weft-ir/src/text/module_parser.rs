@@ -498,6 +498,9 @@ impl<'s> Parser<'s> {
             && largest_open == open.start
         {
             names.reserve(lines, &self.m.instrs);
+            // Grown by doubling, a body of tens of thousands of instructions
+            // would touch twice its final size in fresh pages.
+            self.m.comps[comp].body.reserve(lines);
         }
         self.scopes.push(Scope {
             comp,
