@@ -17,6 +17,8 @@ pub(crate) struct Site<'a> {
     pub operands_span: Span,
 }
 
+/// The enum value `word` spells, or an error listing the accepted
+/// `spellings`, which are only joined when the word is unknown.
 fn enum_word<T>(
     p: &Parser<'_>,
     (span, word): (Span, String),
