@@ -92,8 +92,9 @@ impl InstrData {
 /// One computation.
 #[derive(Clone, Debug)]
 pub struct CompData {
-    /// The computation's name (without `%`).
-    pub name: String,
+    /// The computation's name (without `%`), kept inline when at most 24
+    /// bytes long, as nearly all are.
+    pub name: compact_str::CompactString,
     /// `params[i]` is its `parameter(i)`.
     pub params: Vec<Instr>,
     /// The instruction whose value the computation returns.
@@ -172,7 +173,7 @@ impl Module {
     }
 
     /// Adds an empty computation and returns its handle.
-    pub fn add_comp(&mut self, name: impl Into<String>) -> Comp {
+    pub fn add_comp(&mut self, name: impl Into<compact_str::CompactString>) -> Comp {
         let comp = self.comps.push(CompData {
             name: name.into(),
             params: Vec::new(),

@@ -9,6 +9,7 @@
 
 use std::hash::{Hash, Hasher};
 
+use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
@@ -63,7 +64,7 @@ impl SuffixSet {
 /// Hands out unique names.
 #[derive(Default, Clone, Debug)]
 pub struct NameUniquer {
-    bases: FxHashMap<Box<str>, SuffixSet>,
+    bases: FxHashMap<CompactString, SuffixSet>,
 }
 
 /// Splits `name` into its base and numeric suffix, as XLA does: the text after
@@ -134,9 +135,9 @@ impl NameUniquer {
     /// Makes `name` unique in place, with the result of [`unique`](Self::unique):
     /// a name that is free and spelled canonically is left as it is, without
     /// building a new string (almost every computation name is).
-    pub fn make_unique(&mut self, name: &mut String) {
+    pub fn make_unique(&mut self, name: &mut CompactString) {
         if name.is_empty() {
-            *name = self.unique(name);
+            *name = self.unique(name).into();
             return;
         }
         let (base, suffix) = split_suffix(name);
@@ -146,7 +147,7 @@ impl NameUniquer {
             Some(suffix) => suffix == id && is_canonical_suffix(&name[base.len() + 1..]),
         };
         if !unchanged {
-            *name = format!("{base}.{id}");
+            *name = compact_str::format_compact!("{base}.{id}");
         }
     }
 
@@ -787,7 +788,7 @@ mod tests {
         ];
         let (mut reference, mut in_place) = (NameUniquer::default(), NameUniquer::default());
         for name in names {
-            let mut made = name.to_string();
+            let mut made = CompactString::new(name);
             in_place.make_unique(&mut made);
             assert_eq!(made, reference.unique(name), "{name:?}");
         }

@@ -490,17 +490,36 @@ impl<'s> Parser<'s> {
         Some((Span::new(result_start, first_end), result, result_end))
     }
 
+    /// The line count the survey found for the body whose `{` is at `open`.
+    /// Bodies are parsed in text order; an inline computation's body, which the
+    /// survey does not see, leaves the cursor where it is.
+    fn surveyed_lines(&mut self, open: u32) -> Option<usize> {
+        while let Some(&(at, lines)) = self.body_lines.get(self.next_body) {
+            if at > open {
+                return None;
+            }
+            self.next_body += 1;
+            if at == open {
+                return Some(lines as usize);
+            }
+        }
+        None
+    }
+
     /// `{ instruction* }` for `comp`, then the computation is finished.
     pub(crate) fn computation_body(&mut self, comp: Comp) -> PResult<()> {
         let open = self.expect(Tok::LBrace, "'{' starting the computation body")?;
         let mut names = self.spare_scope_names.pop().unwrap_or_default();
+        if let Some(lines) = self.surveyed_lines(open.start) {
+            // Grown by doubling, a body's list would be allocated three or four
+            // times over for a body of ten lines, and a body of tens of
+            // thousands would touch twice its final size in fresh pages.
+            self.m.comps[comp].body.reserve(lines);
+        }
         if let Some((largest_open, lines)) = self.largest_body
             && largest_open == open.start
         {
             names.reserve(lines, &self.m.instrs);
-            // Grown by doubling, a body of tens of thousands of instructions
-            // would touch twice its final size in fresh pages.
-            self.m.comps[comp].body.reserve(lines);
         }
         self.scopes.push(Scope {
             comp,

@@ -225,6 +225,11 @@ pub(crate) struct Parser<'s> {
     /// The `{` of the largest computation body and its line count, so that its
     /// name map is made big enough at once.
     pub largest_body: Option<(u32, usize)>,
+    /// The `{` of every computation body the survey found and its line count,
+    /// in text order, so that each body's instruction list is allocated once at
+    /// its size; `next_body` is the first one the parser has not reached.
+    pub body_lines: Vec<(u32, u32)>,
+    pub next_body: usize,
     /// On a worker parsing one chunk of a body: what lies outside the chunk.
     pub chunk: Option<Box<crate::text::chunked::ChunkState<'s>>>,
     /// On the main parser: the chunks workers are parsing, in text order.
@@ -287,6 +292,8 @@ impl<'s> Parser<'s> {
             record_spans,
             byte_readers: true,
             largest_body: None,
+            body_lines: Vec::new(),
+            next_body: 0,
             name_keys: Vec::with_capacity(lines),
             async_instrs: Vec::new(),
             callers: Vec::new(),

@@ -281,7 +281,7 @@ impl<'m> Evaluator<'m> {
     pub(crate) fn call(&mut self, comp: Comp, arguments: Vec<Value>) -> Result<Value, RunError> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(RunError {
-                instruction: Some(self.module.comp(comp).name.clone()),
+                instruction: Some(self.module.comp(comp).name.to_string()),
                 instr: None,
                 message: format!("computations nest more than {MAX_CALL_DEPTH} deep"),
             });
@@ -289,7 +289,7 @@ impl<'m> Evaluator<'m> {
         let data = self.module.comp(comp);
         if data.params.len() != arguments.len() {
             return Err(RunError {
-                instruction: Some(data.name.clone()),
+                instruction: Some(data.name.to_string()),
                 instr: None,
                 message: format!(
                     "called with {} argument(s) but takes {}",
@@ -299,7 +299,7 @@ impl<'m> Evaluator<'m> {
             });
         }
         let root = data.root.ok_or_else(|| RunError {
-            instruction: Some(data.name.clone()),
+            instruction: Some(data.name.to_string()),
             instr: None,
             message: "the computation has no root".into(),
         })?;

@@ -212,7 +212,7 @@ impl<'m> Exporter<'m> {
 
     pub(crate) fn root(&self, comp: Comp) -> ExportResult<Instr> {
         self.module.comp(comp).root.ok_or_else(|| ExportMessage {
-            instruction: self.module.comp(comp).name.clone(),
+            instruction: self.module.comp(comp).name.to_string(),
             message: "the computation has no root".into(),
         })
     }
@@ -228,7 +228,7 @@ impl<'m> Exporter<'m> {
         let data = self.module.comp(comp);
         if params.len() != data.params.len() {
             return Err(ExportMessage {
-                instruction: data.name.clone(),
+                instruction: data.name.to_string(),
                 message: format!(
                     "{} parameter(s) but {} value(s) to bind",
                     data.params.len(),
