@@ -150,6 +150,7 @@ pub(crate) struct LineSurvey {
 
 impl LineSurvey {
     /// The largest top-level body (the first of the largest).
+    #[cfg(test)]
     pub fn largest_body(&self) -> Option<Body> {
         self.bodies.iter().copied().reduce(|largest, body| {
             if body.end - body.start > largest.end - largest.start {
@@ -452,9 +453,6 @@ pub(crate) fn parse_module<'s>(
     survey: &LineSurvey,
     threads: usize,
 ) -> PResult<()> {
-    if let Some(body) = survey.largest_body() {
-        parser.largest_body = Some((body.open as u32, body.lines));
-    }
     // Modules of thousands of small computations would otherwise grow these
     // tables a dozen times over.
     let computations = survey.bodies.len();

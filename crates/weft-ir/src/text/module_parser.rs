@@ -513,12 +513,12 @@ impl<'s> Parser<'s> {
         if let Some(lines) = self.surveyed_lines(open.start) {
             // Grown by doubling, a body's list would be allocated three or four
             // times over for a body of ten lines, and a body of tens of
-            // thousands would touch twice its final size in fresh pages.
+            // thousands would touch twice its final size in fresh pages. Its
+            // name table, grown by doubling, would hash every name again at
+            // each step, reading it from its instruction: in a module of
+            // several big bodies that was a tenth of the parse. (A recycled
+            // table has room for a small body already.)
             self.m.comps[comp].body.reserve(lines);
-        }
-        if let Some((largest_open, lines)) = self.largest_body
-            && largest_open == open.start
-        {
             names.reserve(lines, &self.m.instrs);
         }
         self.scopes.push(Scope {

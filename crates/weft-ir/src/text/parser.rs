@@ -222,9 +222,6 @@ pub(crate) struct Parser<'s> {
     /// where it can be (see `docs/hlo-text.md`). Off, everything goes through
     /// the tokens: the same result, for differential tests.
     pub byte_readers: bool,
-    /// The `{` of the largest computation body and its line count, so that its
-    /// name map is made big enough at once.
-    pub largest_body: Option<(u32, usize)>,
     /// The `{` of every computation body the survey found and its line count,
     /// in text order, so that each body's instruction list is allocated once at
     /// its size; `next_body` is the first one the parser has not reached.
@@ -291,7 +288,6 @@ impl<'s> Parser<'s> {
             spare_scope_names: Vec::new(),
             record_spans,
             byte_readers: true,
-            largest_body: None,
             body_lines: Vec::new(),
             next_body: 0,
             name_keys: Vec::with_capacity(lines),
