@@ -392,27 +392,38 @@ fn parsed_with_threads(text: &str, threads: usize) -> String {
 /// sequential parse, good or bad, on any number of threads.
 #[test]
 fn planned_parse_of_many_computations_is_the_sequential_parse() {
-    let text = many_computations(9_000);
-    assert!(text.len() > 1536 << 10, "{}", text.len());
+    // Big enough for the parser to share it out with workers (8 MB).
+    let count = 30_000;
+    let text = many_computations(count);
+    assert!(text.len() > 8 << 20, "{}", text.len());
+    // Late in the text, in the workers' share.
+    let (a, b, c, d) = (count - 500, count - 300, count - 200, count - 100);
     let cases = [
-        ("good", "", ""),
-        // Late in the text, in the workers' share.
+        ("good", String::new(), String::new()),
         (
             "duplicate parameter",
-            "%b8500 = f32[4]{0} parameter(1)",
-            "%b8500 = f32[4]{0} parameter(0)",
+            format!("%b{a} = f32[4]{{0}} parameter(1)"),
+            format!("%b{a} = f32[4]{{0}} parameter(0)"),
         ),
         (
             "other body",
-            "multiply(%n8700, %b8700)",
-            "multiply(%n8700, %b8699)",
+            format!("multiply(%n{b}, %b{b})"),
+            format!("multiply(%n{b}, %b{})", b - 1),
         ),
-        ("unknown callee", "to_apply=%c8799", "to_apply=%c8800"),
-        ("syntax", "add(%m8900, %a8900)", "add(%m8900 %a8900)"),
+        (
+            "unknown callee",
+            format!("to_apply=%c{}", c - 1),
+            format!("to_apply=%c{c}"),
+        ),
+        (
+            "syntax",
+            format!("add(%m{d}, %a{d})"),
+            format!("add(%m{d} %a{d})"),
+        ),
     ];
     for (name, from, to) in cases {
-        assert!(text.contains(from), "{name}");
-        let text = text.replacen(from, to, 1);
+        assert!(text.contains(&from), "{name}");
+        let text = text.replacen(&from, &to, 1);
         let expected = parsed_with_threads(&text, 1);
         assert_eq!(
             expected.starts_with("error"),

@@ -72,11 +72,12 @@ use crate::text::lexer::Tok;
 use crate::text::parser::{PResult, Parser, Scope};
 use crate::text::source_map::SourceMap;
 
-/// The smallest body worth splitting. Below this a second thread saves
-/// nothing: modules of about 4 MB (the mixtral and gemma benchmarks, or a
-/// generated module of 30k lines) parsed no faster, and often 10–15% slower,
-/// in a fresh process with a worker than without, while 17 MB parsed 10%
-/// faster and 50 MB 15%.
+/// The smallest body worth splitting. A body is the best case for a worker
+/// (one parser per chunk, nothing left between bodies to the main parser):
+/// measured in fresh processes on a machine whose two cores share one, the
+/// single body of a generated module parsed 19% faster with a worker at 5 MB,
+/// 25% at 10 MB and 30% at 20 MB. (With a parser three times slower per line,
+/// 4 MB had parsed no faster, 17 MB 10% faster.)
 const MIN_SPLIT_BODY_BYTES: usize = 4 << 20;
 
 /// The smallest chunk a worker is given.
@@ -336,13 +337,17 @@ pub(crate) fn plan_chunks(src: &str, bodies: &[Body], threads: usize) -> Vec<Vec
 }
 
 /// The smallest text worth sharing out with workers when no body is big
-/// enough to split alone. Measured on corpus modules, parsing each in a fresh
-/// process (as `weft fmt` does), alternating one and two threads: modules of
-/// 0.3–0.8 MB parsed 15–20% slower with a worker (starting it and faulting in
-/// its memory cost about 1 ms), 1.7–3 MB about as fast, 4 MB 10–20% faster;
-/// parsed again in the same process, modules from 0.6 MB on parsed 1.35–1.55×
-/// faster.
-const MIN_SHARED_TEXT_BYTES: usize = 1536 << 10;
+/// enough to split alone. A worker has fixed costs (it starts running 1.5–3 ms
+/// after it is spawned, each chunk starts a parser of its own, and a merged
+/// instruction costs the main parser about half of parsing its line), so the
+/// faster the parse, the larger the text a worker needs to pay. Measured in
+/// fresh processes (as `weft fmt` parses), alternating one and two threads, on a
+/// machine whose two cores share one physical core: of eight corpus modules of
+/// 1.7–4 MB, seven parsed 10–44% slower with a worker and one 15% faster;
+/// modules of many computations made of two to five copies of them (6–21 MB)
+/// 7–13% faster, but one of 7 MB 14% slower. (With a parser three times slower
+/// per line, on another machine, 4 MB had parsed 10–20% faster.)
+const MIN_SHARED_TEXT_BYTES: usize = 8 << 20;
 
 /// A worker parses a module of many computations this much slower per line
 /// than the main parser: each chunk starts a parser of its own, and an operand
@@ -1515,11 +1520,11 @@ mod tests {
     /// before it and merging of the rest take as long as the worker's parse.
     #[test]
     fn the_workers_take_the_tail_of_a_text_of_small_computations() {
-        let text = many_computations(20_000);
+        let text = many_computations(64_000);
         assert!(text.len() >= MIN_SHARED_TEXT_BYTES);
         let survey = survey_lines(&text);
         assert!(survey.splittable_bodies().is_empty());
-        assert_eq!(survey.bodies.len(), 20_001);
+        assert_eq!(survey.bodies.len(), 64_001);
         let starts = body_starts(&text, &survey.bodies);
         assert!(
             starts
