@@ -9,6 +9,9 @@ same files, in one run.
 are called through `jaxlib._hlo`, as `../shared/notes/jax-baseline.md` §3 describes.
 `--generate N` adds a synthetic N-line module made by `../shared/tools/make_big_hlo.py`;
 `--largest K` adds the K largest `.hlo` modules of `../shared/corpus/xla-hlo`.
+`--copies K` adds a module of K copies of the largest corpus module, each copy's names
+prefixed with its number and all but the last copy's entry made an ordinary
+computation: a module of several big bodies, which the corpus does not have.
 
 Each file is measured in `--rounds` rounds. A round runs weft (every core), weft
 (`--threads 1`) and XLA back to back, each in a fresh process that parses and prints the
@@ -30,6 +33,7 @@ import os
 import statistics
 import subprocess
 import sys
+import re
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +75,29 @@ def xla_bench(python, path, repeat):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def copies_of(path, copies, out):
+    """Writes a module of `copies` copies of the module at `path`: every `%name`
+    of copy k becomes `%c<k>name` (instruction and computation names alike, so
+    no two copies share one), and every entry but the last loses `ENTRY`."""
+    header, _, body = open(path).read().partition("\n")
+    if not header.startswith("HloModule"):
+        sys.exit(f"{path}: expected a module starting with an HloModule line")
+    parts = [header]
+    for k in range(copies):
+        copy = re.sub(r"%([\w.\-]+)", lambda m: f"%c{k}" + m.group(1), body)
+        if k < copies - 1:
+            copy = re.sub(r"^ENTRY\s+", "", copy, flags=re.M)
+        parts.append(copy)
+    with open(out, "w") as f:
+        f.write("\n".join(parts))
+
+
+def largest_corpus_modules(count):
+    modules = os.path.join(SHARED, "corpus", "xla-hlo", "modules")
+    by_size = sorted(os.listdir(modules), key=lambda f: os.path.getsize(os.path.join(modules, f)))
+    return [os.path.join(modules, f) for f in by_size[-count:]]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*")
@@ -82,6 +109,8 @@ def main():
                         help="rounds of weft, weft on one thread and XLA, back to back")
     parser.add_argument("--generate", type=int, default=0, help="add a synthetic module of N lines")
     parser.add_argument("--largest", type=int, default=0, help="add the K largest corpus modules")
+    parser.add_argument("--copies", type=int, default=0,
+                        help="add a module of K copies of the largest corpus module")
     args = parser.parse_args()
 
     files = list(args.files)
@@ -93,11 +122,13 @@ def main():
                        stdout=subprocess.DEVNULL)
         files.append(generated)
     if args.largest:
-        modules = os.path.join(SHARED, "corpus", "xla-hlo", "modules")
-        by_size = sorted(os.listdir(modules), key=lambda f: os.path.getsize(os.path.join(modules, f)))
-        files += [os.path.join(modules, f) for f in by_size[-args.largest:]]
+        files += largest_corpus_modules(args.largest)
+    if args.copies:
+        copied = os.path.join(scratch, f"copies_{args.copies}.hlo")
+        copies_of(largest_corpus_modules(1)[0], args.copies, copied)
+        files.append(copied)
     if not files:
-        parser.error("no files: give FILE..., --generate or --largest")
+        parser.error("no files: give FILE..., --generate, --largest or --copies")
 
     header = (f"{'file':<44} {'lines':>9} | {'weft parse':>10} {'1 thread':>10} {'XLA parse':>10} "
               f"{'ratio [range]':>17} {'1 thread [range]':>17} {'fastest':>8} | "
