@@ -223,8 +223,9 @@ pub(crate) struct Parser<'s> {
     /// the tokens: the same result, for differential tests.
     pub byte_readers: bool,
     /// The `{` of every computation body the survey found and its line count,
-    /// in text order, so that each body's instruction list is allocated once at
-    /// its size; `next_body` is the first one the parser has not reached.
+    /// in text order, so that each body's instruction list and name table are
+    /// made at their size at once; `next_body` is the first one the parser has
+    /// not reached.
     pub body_lines: Vec<(u32, u32)>,
     pub next_body: usize,
     /// On a worker parsing one chunk of a body: what lies outside the chunk.
