@@ -458,14 +458,14 @@ pub(crate) fn parse_module<'s>(
     survey: &LineSurvey,
     threads: usize,
 ) -> PResult<()> {
-    // Modules of thousands of small computations would otherwise grow these
-    // tables a dozen times over.
-    let computations = survey.bodies.len();
     parser.body_lines = survey
         .bodies
         .iter()
         .map(|body| (body.open as u32, body.lines as u32))
         .collect();
+    // Modules of thousands of small computations would otherwise grow these
+    // tables a dozen times over.
+    let computations = survey.bodies.len();
     parser.m.comps.reserve(computations);
     parser.comp_names.reserve(computations);
     parser.comp_uniquer = crate::names::NameUniquer::with_capacity(computations);

@@ -251,14 +251,10 @@ impl<'s> Lexer<'s> {
                             None => self.pos = self.src.len(),
                         }
                     }
-                    b'*' => {
-                        let start = self.pos;
-                        let rest = &self.src[self.pos + 2..];
-                        match rest.windows(2).position(|w| w == b"*/") {
-                            Some(n) => self.pos += n + 4,
-                            None => return Err(start),
-                        }
-                    }
+                    b'*' => match after_block_comment(self.src, self.pos) {
+                        Some(after) => self.pos = after,
+                        None => return Err(self.pos),
+                    },
                     _ => return Ok(()),
                 },
                 _ => return Ok(()),

@@ -76,7 +76,7 @@ pub(crate) struct Scope {
     /// Names of instructions created by the parser itself (nested instructions,
     /// compact get-tuple-elements), which have no source text to borrow;
     /// looked up by [`TextKey`], without building a `String`.
-    pub synthetic: hashbrown::HashMap<String, Instr, rustc_hash::FxBuildHasher>,
+    pub synthetic: hashbrown::HashMap<String, Instr, FxBuildHasher>,
     /// The instruction marked `ROOT`, if any.
     pub root: Option<Instr>,
 }

@@ -752,7 +752,6 @@ fn check_concatenate(cx: &mut Checker, instr: Instr) {
     expect_array(cx, rule, instr, first.elem, dims, dynamic);
 }
 
-/// The padded size of a dimension of `size`, or `None` on overflow.
 fn check_pad(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Pad;
     let Some(input_instr) = operand(cx, instr, 0) else {
