@@ -131,7 +131,7 @@ impl<'m> ChainTracer<'m> {
                     _ => return None,
                 },
                 Opcode::Parameter => {
-                    let comp = data.parent;
+                    let comp = self.m.parent(current);
                     let callers = self.callers.get_or_insert_with(|| while_callers(self.m));
                     let &caller = callers.get(&comp)?.first()?;
                     current = *self.m.instr(caller).operands.first()?;

@@ -30,6 +30,7 @@ pub mod module;
 pub mod module_config;
 pub mod names;
 pub mod opcode;
+pub mod operands;
 pub mod shape;
 pub mod shape_util;
 pub mod stack_frames;
@@ -38,7 +39,8 @@ pub mod verify;
 
 pub use diagnostic::{Diagnostic, Span};
 pub use element_type::ElementType;
-pub use module::{Comp, CompData, Instr, InstrData, MAIN_THREAD, Module, Schedule};
+pub use module::{Callees, Comp, CompData, Instr, InstrData, MAIN_THREAD, Module, Schedule};
 pub use opcode::Opcode;
+pub use operands::Operands;
 pub use shape::{Shape, ShapeData};
 pub use verify::{Rule, VerifyError, verify};

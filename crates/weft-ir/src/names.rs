@@ -611,17 +611,19 @@ mod tests {
     fn add_named(m: &mut crate::module::Module, name: &str) -> Instr {
         let shape = m.shapes.empty_tuple();
         let parent = m.comps.keys().next().expect("a computation");
-        m.add_instr(InstrData {
-            name: name.into(),
-            opcode: crate::Opcode::Tuple,
-            shape,
-            operands: crate::module::Operands::new(),
-            callees: Box::default(),
-            attrs: crate::attrs::Attrs::plain(),
-            common: None,
-            metadata: None,
+        m.add_instr(
             parent,
-        })
+            InstrData {
+                name: name.into(),
+                opcode: crate::Opcode::Tuple,
+                shape,
+                operands: crate::module::Operands::new(),
+                callees: crate::module::Callees::new(),
+                attrs: crate::attrs::Attrs::plain(),
+                common: None,
+                metadata: None,
+            },
+        )
     }
 
     #[test]

@@ -379,7 +379,13 @@ fn parsed_with_threads(text: &str, threads: usize) -> String {
         Ok(m) => {
             let mut out = long_and_short(&m);
             for (instr, data) in m.instrs.iter() {
-                let _ = write!(out, "\n{} {} {:?}", instr.index(), data.name, data.parent);
+                let _ = write!(
+                    out,
+                    "\n{} {} {:?}",
+                    instr.index(),
+                    data.name,
+                    m.parent(instr)
+                );
             }
             out
         }

@@ -105,7 +105,7 @@ pub enum Attrs {
     /// get/set-dimension-size).
     Dimensions {
         /// The dimension numbers.
-        dimensions: Vec<i64>,
+        dimensions: Box<[i64]>,
     },
     /// `sort`'s `dimensions={d}, is_stable=…`.
     Sort {
@@ -122,11 +122,11 @@ pub enum Attrs {
         compare_type: Option<CompareType>,
     },
     /// `slice={[start:limit:stride], …}`.
-    Slice(Vec<SliceRange>),
+    Slice(Box<[SliceRange]>),
     /// `dynamic_slice_sizes={…}`.
     DynamicSlice {
         /// The size of the slice in each dimension.
-        sizes: Vec<i64>,
+        sizes: Box<[i64]>,
     },
     /// `padding=lo_hi_int x …`.
     Pad(PaddingConfig),
@@ -202,7 +202,7 @@ pub enum Attrs {
         fft_length: Box<[i64]>,
     },
     /// Triangular-solve options.
-    TriangularSolve(TriangularSolveAttrs),
+    TriangularSolve(Box<TriangularSolveAttrs>),
     /// `lower=`.
     Cholesky {
         /// Whether the lower triangle is used.
@@ -218,15 +218,10 @@ pub enum Attrs {
     /// `infeed_config=`.
     Infeed {
         /// The backend configuration string.
-        config: String,
-    },
-    /// `outfeed_shape=`, `outfeed_config=`.
-    Outfeed {
-        /// The shape fed out (defaults to operand 0's).
-        outfeed_shape: Option<Shape>,
-        /// The backend configuration string.
         config: Box<str>,
     },
+    /// `outfeed_shape=`, `outfeed_config=` (rare, so kept behind a pointer).
+    Outfeed(Box<OutfeedAttrs>),
     /// `k=`, `largest=`, `is_stable=`.
     TopK {
         /// How many elements.
@@ -237,7 +232,7 @@ pub enum Attrs {
         is_stable: bool,
     },
     /// Scan attributes.
-    Scan(ScanAttrs),
+    Scan(Box<ScanAttrs>),
     /// `domain={kind=…, entry=…, exit=…}`.
     Domain(Box<DomainAttrs>),
 }
@@ -279,7 +274,7 @@ impl Attrs {
             Attrs::Cholesky { .. } => Family::Cholesky,
             Attrs::BatchNorm { .. } => Family::BatchNorm,
             Attrs::Infeed { .. } => Family::Infeed,
-            Attrs::Outfeed { .. } => Family::Outfeed,
+            Attrs::Outfeed(_) => Family::Outfeed,
             Attrs::TopK { .. } => Family::TopK,
             Attrs::Scan(_) => Family::Scan,
             Attrs::Domain(_) => Family::Domain,
@@ -329,7 +324,7 @@ pub struct ParameterAttrs {
     /// The parameter number.
     pub number: i64,
     /// `parameter_replication={…}`: per leaf buffer, whether it is replicated.
-    pub replication: Option<Box<[bool]>>,
+    pub replication: Option<thin_vec::ThinVec<bool>>,
 }
 
 /// One `output_to_operand_aliasing` entry: output `{output}` aliases operand
@@ -412,6 +407,15 @@ pub struct ScanAttrs {
     pub is_reverse: bool,
     /// Whether the combiner is associative.
     pub is_associative: bool,
+}
+
+/// An outfeed's attributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutfeedAttrs {
+    /// The shape fed out (defaults to operand 0's).
+    pub outfeed_shape: Option<Shape>,
+    /// The backend configuration string.
+    pub config: Box<str>,
 }
 
 /// Triangular-solve options.

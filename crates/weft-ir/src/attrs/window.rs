@@ -51,7 +51,7 @@ impl WindowDim {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Window {
     /// The dimensions.
-    pub dims: Vec<WindowDim>,
+    pub dims: Box<[WindowDim]>,
 }
 
 /// One dimension of a padding config.
@@ -81,7 +81,7 @@ impl PaddingDim {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct PaddingConfig {
     /// The dimensions.
-    pub dims: Vec<PaddingDim>,
+    pub dims: Box<[PaddingDim]>,
 }
 
 /// One dimension of a `slice`: `[start:limit:stride]`.

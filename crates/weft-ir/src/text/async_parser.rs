@@ -207,7 +207,6 @@ impl<'s> Parser<'s> {
                 attrs,
                 common,
                 metadata,
-                parent: self.current_comp(),
             },
         );
         let start = match kind {
@@ -321,17 +320,19 @@ impl<'s> Parser<'s> {
             }
             _ => self.build_family(&site, bag)?,
         };
-        let root = self.m.add_instr(InstrData {
-            name: "async_op".into(),
-            opcode: wrapped,
-            shape: output,
-            operands: params.into(),
-            callees: callees.clone().into(),
-            attrs,
-            common: None,
-            metadata: None,
-            parent: comp,
-        });
+        let root = self.m.add_instr(
+            comp,
+            InstrData {
+                name: "async_op".into(),
+                opcode: wrapped,
+                shape: output,
+                operands: params.into(),
+                callees: callees.clone(),
+                attrs,
+                common: None,
+                metadata: None,
+            },
+        );
         self.m.comps[comp].root = Some(root);
         if matches!(wrapped, Opcode::Fusion | Opcode::Call)
             && let Some(&called) = callees.first()
@@ -352,20 +353,22 @@ impl<'s> Parser<'s> {
     }
 
     fn add_param(&mut self, comp: Comp, number: usize, shape: Shape) -> Instr {
-        self.m.add_instr(InstrData {
-            name: "async_param".into(),
-            opcode: Opcode::Parameter,
-            shape,
-            operands: Operands::new(),
-            callees: Box::default(),
-            attrs: Attrs::Parameter(crate::attrs::ParameterAttrs {
-                number: number as i64,
-                replication: None,
-            }),
-            common: None,
-            metadata: None,
-            parent: comp,
-        })
+        self.m.add_instr(
+            comp,
+            InstrData {
+                name: "async_param".into(),
+                opcode: Opcode::Parameter,
+                shape,
+                operands: Operands::new(),
+                callees: crate::module::Callees::new(),
+                attrs: Attrs::Parameter(crate::attrs::ParameterAttrs {
+                    number: number as i64,
+                    replication: None,
+                }),
+                common: None,
+                metadata: None,
+            },
+        )
     }
 
     /// Late binding: makes the wrapper's parameters match `operand_shapes`

@@ -909,17 +909,19 @@ impl<'s> Parser<'s> {
             return Some(placeholder);
         }
         // Not in the computation's body: the merge maps it to the real operand.
-        let placeholder = self.m.instrs.push(InstrData {
-            name: name.into(),
-            opcode: Opcode::Parameter,
-            shape: token,
-            operands: Operands::new(),
-            callees: Box::default(),
-            attrs: Attrs::Plain(PlainAttrs::default()),
-            common: None,
-            metadata: None,
+        let placeholder = self.m.add_instr_outside_body(
             parent,
-        });
+            InstrData {
+                name: name.into(),
+                opcode: Opcode::Parameter,
+                shape: token,
+                operands: Operands::new(),
+                callees: crate::module::Callees::new(),
+                attrs: Attrs::Plain(PlainAttrs::default()),
+                common: None,
+                metadata: None,
+            },
+        );
         chunk.outside.insert(TextKey(name), placeholder);
         chunk.untrusted.insert(placeholder);
         Some(placeholder)
@@ -1164,15 +1166,15 @@ impl<'s> Parser<'s> {
             attrs: std::mem::replace(&mut data.attrs, Attrs::Plain(PlainAttrs::default())),
             common: data.common.take(),
             metadata: data.metadata.take(),
-            parent: comp,
         };
         let shapes = &fragment.module.shapes;
         data.shape = self.remap_shape(shapes, map, data.shape);
         match &mut data.attrs {
-            Attrs::Outfeed {
-                outfeed_shape: Some(shape),
-                ..
-            } => *shape = self.remap_shape(shapes, map, *shape),
+            Attrs::Outfeed(outfeed) => {
+                if let Some(shape) = &mut outfeed.outfeed_shape {
+                    *shape = self.remap_shape(shapes, map, *shape);
+                }
+            }
             Attrs::CustomCall(call) => {
                 if let Some(constraints) = &mut call.operand_layout_constraints {
                     for shape in constraints {
@@ -1182,7 +1184,7 @@ impl<'s> Parser<'s> {
             }
             _ => {}
         }
-        let added = self.m.add_instr(data);
+        let added = self.m.add_instr(comp, data);
         debug_assert_eq!(added, instr);
         if let Some(start) = chain_start {
             self.chain_starts.insert(instr, start);

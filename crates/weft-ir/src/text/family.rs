@@ -3,7 +3,7 @@
 
 use crate::attrs::*;
 use crate::diagnostic::Span;
-use crate::module::{Comp, Instr};
+use crate::module::{Callees, Instr};
 use crate::opcode::Opcode;
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
@@ -38,10 +38,10 @@ impl Parser<'_> {
         &mut self,
         site: &Site<'_>,
         bag: &mut Bag<'_>,
-    ) -> PResult<(Attrs, Vec<Comp>)> {
+    ) -> PResult<(Attrs, Callees)> {
         use Opcode as O;
         let op = site.opcode;
-        let mut callees = Vec::new();
+        let mut callees = Callees::new();
         let attrs = match op.family() {
             Family::Plain => {
                 match op {
@@ -49,7 +49,7 @@ impl Parser<'_> {
                         let condition = bag.req_comp("condition")?;
                         let body = bag.req_comp("body")?;
                         // XLA's order: body first, then condition.
-                        callees = vec![body, condition];
+                        callees = Callees::from([body, condition]);
                     }
                     O::Conditional => {
                         let predicated = site
@@ -63,14 +63,15 @@ impl Parser<'_> {
                                     .error_at(span, "unexpected attribute \"branch_computations\"")
                                     .with_hint("a conditional on a pred takes true_computation= and false_computation="));
                             }
-                            callees = vec![
+                            callees = Callees::from([
                                 bag.req_comp("true_computation")?,
                                 bag.req_comp("false_computation")?,
-                            ];
+                            ]);
                         } else {
                             callees = bag
                                 .comps("branch_computations")?
-                                .ok_or_else(|| bag.missing_error("branch_computations"))?;
+                                .ok_or_else(|| bag.missing_error("branch_computations"))?
+                                .into();
                         }
                     }
                     _ => {}
@@ -111,7 +112,9 @@ impl Parser<'_> {
                         ),
                     ));
                 }
-                Attrs::Dimensions { dimensions }
+                Attrs::Dimensions {
+                    dimensions: dimensions.into(),
+                }
             }
             Family::Sort => {
                 let dims = bag.req_ints("dimensions")?;
@@ -152,12 +155,12 @@ impl Parser<'_> {
                 }
             }
             Family::Slice => match bag.take("slice") {
-                Some((_, Value::Slice(ranges))) => Attrs::Slice(ranges),
+                Some((_, Value::Slice(ranges))) => Attrs::Slice(ranges.into()),
                 Some((span, _)) => return Err(self.error_at(span, "slice expects {[a:b], …}")),
                 None => return Err(bag.missing_error("slice")),
             },
             Family::DynamicSlice => Attrs::DynamicSlice {
-                sizes: bag.req_ints("dynamic_slice_sizes")?,
+                sizes: bag.req_ints("dynamic_slice_sizes")?.into(),
             },
             Family::Pad => match bag.take("padding") {
                 Some((_, Value::Padding(config))) => Attrs::Pad(config),
@@ -392,7 +395,7 @@ impl Parser<'_> {
                     cc.callee_is_to_apply = true;
                     let _ = bag.take("called_computations");
                 } else if let Some(cs) = bag.comps("called_computations")? {
-                    callees = cs;
+                    callees = cs.into();
                 }
                 Attrs::CustomCall(Box::new(cc))
             }
@@ -464,12 +467,12 @@ impl Parser<'_> {
                     }
                     None => String::new(),
                 };
-                Attrs::TriangularSolve(TriangularSolveAttrs {
+                Attrs::TriangularSolve(Box::new(TriangularSolveAttrs {
                     left_side: bag.flag("left_side")?,
                     lower: bag.flag("lower")?,
                     unit_diagonal: bag.flag("unit_diagonal")?,
                     transpose_a: transpose_a.into(),
-                })
+                }))
             }
             Family::Cholesky => Attrs::Cholesky {
                 lower: bag.flag("lower")?,
@@ -481,15 +484,15 @@ impl Parser<'_> {
                 feature_index: bag.req_int("feature_index")?,
             },
             Family::Infeed => Attrs::Infeed {
-                config: bag.string("infeed_config")?.unwrap_or_default(),
+                config: bag.string("infeed_config")?.unwrap_or_default().into(),
             },
-            Family::Outfeed => Attrs::Outfeed {
+            Family::Outfeed => Attrs::Outfeed(Box::new(OutfeedAttrs {
                 outfeed_shape: match bag.take("outfeed_shape") {
                     Some((_, Value::Shape(s))) => Some(s),
                     _ => None,
                 },
                 config: bag.string("outfeed_config")?.unwrap_or_default().into(),
-            },
+            })),
             Family::TopK => Attrs::TopK {
                 k: bag.req_int("k")?,
                 largest: bag.bool("largest")?.unwrap_or(true),
@@ -507,12 +510,12 @@ impl Parser<'_> {
                         "expects exactly one dimension",
                     ));
                 }
-                Attrs::Scan(ScanAttrs {
+                Attrs::Scan(Box::new(ScanAttrs {
                     dimension: dims[0],
                     num_carries,
                     is_reverse,
                     is_associative,
-                })
+                }))
             }
             Family::Domain => match bag.take("domain") {
                 Some((_, Value::Domain(d))) => Attrs::Domain(d),

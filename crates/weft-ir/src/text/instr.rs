@@ -5,7 +5,7 @@
 use crate::attrs::{Attrs, CommonAttrs, ParameterAttrs};
 use crate::diagnostic::Span;
 use crate::entity::EntityRef;
-use crate::module::{Comp, Instr, InstrData, Operands};
+use crate::module::{Callees, Comp, Instr, InstrData, Operands};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
@@ -427,17 +427,20 @@ impl<'s> Parser<'s> {
                 Some(&existing) => existing,
                 None => {
                     let gte_name = key.replace('#', "_");
-                    let gte = self.m.add_instr(InstrData {
-                        name: gte_name.into(),
-                        opcode: Opcode::GetTupleElement,
-                        shape: element,
-                        operands: Operands::from_slice(&[instr]),
-                        callees: Box::default(),
-                        attrs: Attrs::GetTupleElement { index },
-                        common: None,
-                        metadata: None,
-                        parent: self.current_comp(),
-                    });
+                    let parent = self.current_comp();
+                    let gte = self.m.add_instr(
+                        parent,
+                        InstrData {
+                            name: gte_name.into(),
+                            opcode: Opcode::GetTupleElement,
+                            shape: element,
+                            operands: Operands::from_slice(&[instr]),
+                            callees: crate::module::Callees::new(),
+                            attrs: Attrs::GetTupleElement { index },
+                            common: None,
+                            metadata: None,
+                        },
+                    );
                     self.scope().synthetic.insert(key.clone(), gte);
                     gte
                 }
@@ -562,7 +565,7 @@ impl<'s> Parser<'s> {
             operands_span: open,
         };
         let (mut attrs, callees) = match special {
-            Some(attrs) => (attrs, Vec::new()),
+            Some(attrs) => (attrs, Callees::new()),
             None => self.build_family(&site, &mut bag)?,
         };
         if let Attrs::Parameter(p) = &mut attrs
@@ -602,11 +605,10 @@ impl<'s> Parser<'s> {
                 opcode,
                 shape,
                 operands,
-                callees: callees.into(),
+                callees,
                 attrs,
                 common,
                 metadata,
-                parent: self.current_comp(),
             },
         );
         self.register(instr, name, opcode_span, &operand_spans, &bag)?;
@@ -624,7 +626,8 @@ impl<'s> Parser<'s> {
         mut data: InstrData,
     ) -> Instr {
         data.name = self.instruction_name(name, data.opcode);
-        self.m.add_instr(data)
+        let parent = self.current_comp();
+        self.m.add_instr(parent, data)
     }
 
     pub(crate) fn scope_has_param(&self, number: i64) -> bool {

@@ -260,7 +260,7 @@ impl<'s> Parser<'s> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token();
         let mut m = Module::new("");
-        m.instrs = crate::entity::EntityVec::with_capacity(lines);
+        m.reserve_instrs(lines);
         Parser {
             src,
             lexer,

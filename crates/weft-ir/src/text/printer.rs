@@ -978,10 +978,11 @@ impl<'m> Printer<'m> {
                     self.string_attr("infeed_config", config);
                 }
             }
-            Attrs::Outfeed {
-                outfeed_shape,
-                config,
-            } => {
+            Attrs::Outfeed(outfeed) => {
+                let OutfeedAttrs {
+                    outfeed_shape,
+                    config,
+                } = &**outfeed;
                 let shape = outfeed_shape
                     .or_else(|| data.operands.first().map(|&o| m.shape_of(o)))
                     .unwrap_or(m.shapes.empty_tuple());

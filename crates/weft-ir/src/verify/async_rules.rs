@@ -620,7 +620,7 @@ fn check_first_class_pairs(
 
 /// Whether `instr` is the root of a computation called by an async-start.
 fn is_async_computation_root(cx: &Checker, instr: Instr) -> bool {
-    let comp = cx.data(instr).parent;
+    let comp = cx.m.parent(instr);
     cx.m.comps[comp].root == Some(instr)
         && cx.computations().any(|c| {
             cx.body(c).iter().any(|&i| {
@@ -773,7 +773,7 @@ fn is_carried_across_while(
         if !seen.insert(value) || seen.len() > 10_000 {
             continue;
         }
-        let comp = cx.data(value).parent;
+        let comp = cx.m.parent(value);
         if cx.m.comps[comp].root == Some(value) && is_while_body(cx, comp) {
             carried = true;
             break;

@@ -492,7 +492,7 @@ impl<'m> BufferChecker<'m> {
                 }
             }
             (Opcode::Tuple, _) => {
-                let comp = m.instrs[value].parent;
+                let comp = m.parent(value);
                 if m.comps[comp].root == Some(user) {
                     usize::from(self.is_called_by_while(comp))
                 } else {

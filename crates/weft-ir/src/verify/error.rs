@@ -164,7 +164,7 @@ impl VerifyError {
     pub fn at_instr(m: &Module, rule: Rule, instr: Instr, message: impl Into<String>) -> Self {
         VerifyError {
             rule,
-            comp: m.instrs.get(instr).map(|d| d.parent),
+            comp: m.parents.get(instr).copied(),
             instr: Some(instr),
             message: message.into(),
             hint: None,

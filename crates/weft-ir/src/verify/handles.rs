@@ -106,16 +106,31 @@ fn check_instruction(
     live_comp: &[bool],
 ) {
     let data = cx.data(instr);
-    if data.parent != comp {
-        cx.report(
-            Rule::Handles,
-            instr,
-            format!(
-                "instruction {} is in the body of %{} but names another computation as its parent",
-                cx.name(instr),
-                cx.m.comps[comp].name
-            ),
-        );
+    match cx.m.parents.get(instr) {
+        Some(&parent) if parent == comp => {}
+        Some(_) => {
+            cx.report(
+                Rule::Handles,
+                instr,
+                format!(
+                    "instruction {} is in the body of %{} but names another computation as its parent",
+                    cx.name(instr),
+                    cx.m.comps[comp].name
+                ),
+            );
+        }
+        // Pushed straight onto `Module::instrs` instead of through `add_instr`.
+        None => {
+            cx.report(
+                Rule::Handles,
+                instr,
+                format!(
+                    "instruction {} is in the body of %{} but has no parent recorded",
+                    cx.name(instr),
+                    cx.m.comps[comp].name
+                ),
+            );
+        }
     }
     let in_comp = |other: Instr| home.get(other.index()).copied().flatten() == Some(comp);
     for (i, &operand) in data.operands.iter().enumerate() {
@@ -249,5 +264,64 @@ fn check_call_graph(cx: &mut Checker) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::verify::{Rule, verify};
+
+    const TWO_COMPUTATIONS: &str = "HloModule m
+
+%other (p: f32[]) -> f32[] {
+  ROOT %p = f32[] parameter(0)
+}
+
+ENTRY %main (x: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  ROOT %n = f32[] negate(%x)
+}
+";
+
+    fn handle_errors(m: &crate::Module) -> Vec<String> {
+        let errors = verify(m).expect_err("the module is broken");
+        errors
+            .into_iter()
+            .filter(|e| e.rule == Rule::Handles)
+            .map(|e| e.message)
+            .collect()
+    }
+
+    #[test]
+    fn an_instruction_in_the_body_of_another_computation_is_reported() {
+        let mut m = crate::text::parse(TWO_COMPUTATIONS).unwrap();
+        let other = m.comp_by_name("other").unwrap();
+        let main = m.comp_by_name("main").unwrap();
+        let stray = m.comps[other].body.remove(0);
+        m.comps[main].body.insert(0, stray);
+        let errors = handle_errors(&m);
+        assert!(
+            errors.iter().any(|e| e
+                == "instruction %p is in the body of %main but names another computation as its parent"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn an_instruction_pushed_without_a_parent_is_reported() {
+        let mut m = crate::text::parse(TWO_COMPUTATIONS).unwrap();
+        let main = m.comp_by_name("main").unwrap();
+        let root = m.comps[main].root.unwrap();
+        let mut copy = m.instrs[root].clone();
+        copy.name = "copy".into();
+        let pushed = m.instrs.push(copy);
+        m.comps[main].body.push(pushed);
+        let errors = handle_errors(&m);
+        assert!(
+            errors
+                .iter()
+                .any(|e| e == "instruction %copy is in the body of %main but has no parent recorded"),
+            "{errors:?}"
+        );
     }
 }

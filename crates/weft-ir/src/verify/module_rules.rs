@@ -39,7 +39,7 @@ fn check_names(cx: &mut Checker) {
         for &instr in cx.body(comp) {
             let name = m.instrs[instr].name.as_str();
             if let Some(first) = instrs.insert(name, instr) {
-                let other = &m.comps[m.instrs[first].parent].name;
+                let other = &m.comps[m.parent(first)].name;
                 cx.report(
                     Rule::UniqueNames,
                     instr,

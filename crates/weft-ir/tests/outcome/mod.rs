@@ -34,7 +34,7 @@ pub fn outcome(result: Result<(weft_ir::Module, SourceMap), weft_ir::Diagnostic>
             "\n{} {} {:?} {:?} {:?}",
             instr.index(),
             data.name,
-            data.parent,
+            m.parent(instr),
             spans.instr(instr),
             spans.opcode(instr),
         );

@@ -21,7 +21,7 @@ pub(crate) fn convolution(
     let dims = &attrs.dims;
     let spatial = dims.input_spatial.len();
     let window: Vec<WindowDim> = match &attrs.window {
-        Some(window) => window.dims.clone(),
+        Some(window) => window.dims.to_vec(),
         None => dims
             .kernel_spatial
             .iter()

@@ -306,11 +306,11 @@ mod tests {
         );
         let zero = encode(ElementType::S32, &[], &Numbers::Signed(vec![-1]));
         let config = PaddingConfig {
-            dims: vec![PaddingDim {
+            dims: Box::new([PaddingDim {
                 low: -1,
                 high: 2,
                 interior: 1,
-            }],
+            }]),
         };
         assert_eq!(
             values(&pad(&t, &zero, &config)),

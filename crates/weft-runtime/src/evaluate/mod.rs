@@ -390,7 +390,7 @@ impl<'m> Evaluator<'m> {
         RunError {
             instruction: Some(format!(
                 "{}/%{}",
-                self.module.comp(data.parent).name,
+                self.module.comp(self.module.parent(instr)).name,
                 data.name
             )),
             instr: Some(instr),

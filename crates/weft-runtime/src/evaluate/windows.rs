@@ -201,7 +201,7 @@ impl WindowGeometry {
     /// windows of one element).
     fn new(input_dims: &[i64], window: Option<&Window>) -> Result<WindowGeometry, String> {
         let window: Vec<WindowDim> = match window {
-            Some(w) => w.dims.clone(),
+            Some(w) => w.dims.to_vec(),
             None => input_dims.iter().map(|_| WindowDim::new(1)).collect(),
         };
         if window.len() != input_dims.len() {

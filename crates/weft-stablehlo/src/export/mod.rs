@@ -141,7 +141,11 @@ impl<'m> Exporter<'m> {
     pub(crate) fn error(&self, instr: Instr, message: impl Into<String>) -> ExportMessage {
         let data = self.module.instr(instr);
         ExportMessage {
-            instruction: format!("{}/%{}", self.module.comp(data.parent).name, data.name),
+            instruction: format!(
+                "{}/%{}",
+                self.module.comp(self.module.parent(instr)).name,
+                data.name
+            ),
             message: message.into(),
         }
     }

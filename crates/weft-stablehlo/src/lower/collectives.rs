@@ -21,8 +21,8 @@
 //! `flattenReplicaGroupMeshAxes` does (notes: non-communication axes first in
 //! mesh order, then the communication axes in the order listed).
 
-use weft_ir::attrs::{Attrs, CollectiveAttrs, CollectivePermuteAttrs, ReplicaGroups};
-use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
+use weft_ir::attrs::{Attrs, CollectiveAttrs, CollectivePermuteAttrs, OutfeedAttrs, ReplicaGroups};
+use weft_ir::{Callees, Comp, ElementType, Instr, Opcode, Shape};
 
 use super::json::Json;
 use super::{LowerResult, Lowering};
@@ -229,7 +229,7 @@ impl Lowering<'_> {
         };
         let instr = self.emit(comp, name, opcode, shape, operands, attrs);
         if let Some(reducer) = spec.reducer {
-            self.module.instrs[instr].callees = Box::new([reducer]);
+            self.module.instrs[instr].callees = Callees::from([reducer]);
         }
         Ok(instr)
     }
@@ -331,7 +331,7 @@ impl Lowering<'_> {
             transposed_shape,
             vec![reshaped],
             Attrs::Dimensions {
-                dimensions: permutation,
+                dimensions: permutation.into(),
             },
         );
         self.emit(
@@ -478,7 +478,9 @@ impl Lowering<'_> {
             Opcode::Infeed,
             shape,
             vec![token],
-            Attrs::Infeed { config },
+            Attrs::Infeed {
+                config: config.into(),
+            },
         );
         let data = self.get_tuple_element(comp, infeed, 0, &name);
         for (index, &result) in data_results.iter().enumerate() {
@@ -510,10 +512,10 @@ impl Lowering<'_> {
             Opcode::Outfeed,
             shape,
             vec![data, token],
-            Attrs::Outfeed {
+            Attrs::Outfeed(Box::new(OutfeedAttrs {
                 outfeed_shape: None,
                 config: config.into(),
-            },
+            })),
         );
         self.bind_results(comp, op, outfeed);
         Ok(())
@@ -605,7 +607,7 @@ impl Lowering<'_> {
             operands,
             Attrs::Async(Box::default()),
         );
-        self.module.instrs[start].callees = Box::new([wrapped]);
+        self.module.instrs[start].callees = Callees::from([wrapped]);
         self.bind_results(comp, op, start);
         Ok(())
     }
@@ -722,7 +724,7 @@ impl Lowering<'_> {
                     operands,
                     Attrs::Async(Box::default()),
                 );
-                self.module.instrs[start].callees = Box::new([wrapped]);
+                self.module.instrs[start].callees = Callees::from([wrapped]);
                 if spec.split.is_some_and(|(split, concat, _)| split != concat) {
                     self.after_done.insert(
                         start,

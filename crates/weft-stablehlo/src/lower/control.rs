@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashSet;
 use weft_ir::attrs::{Attrs, ParameterAttrs, ScanAttrs, Window, WindowDim};
-use weft_ir::{Comp, Instr, Opcode, Shape};
+use weft_ir::{Callees, Comp, Instr, Opcode, Shape};
 
 use super::{LowerResult, Lowering};
 use crate::ir::{Op, Region, Value, ValueDef};
@@ -28,7 +28,9 @@ impl Lowering<'_> {
                     comp,
                     op,
                     Opcode::Reduce,
-                    Attrs::Dimensions { dimensions },
+                    Attrs::Dimensions {
+                        dimensions: dimensions.into(),
+                    },
                     vec![reducer],
                 )
             }
@@ -88,7 +90,9 @@ impl Lowering<'_> {
                     comp,
                     op,
                     Opcode::Map,
-                    Attrs::Dimensions { dimensions },
+                    Attrs::Dimensions {
+                        dimensions: dimensions.into(),
+                    },
                     vec![computation],
                 )
             }
@@ -115,7 +119,13 @@ impl Lowering<'_> {
                     is_associative: self.flag(op, "is_associative"),
                 };
                 let combiner = self.reducer(op, 0, "scan")?;
-                self.with_callees(comp, op, Opcode::Scan, Attrs::Scan(attrs), vec![combiner])
+                self.with_callees(
+                    comp,
+                    op,
+                    Opcode::Scan,
+                    Attrs::Scan(Box::new(attrs)),
+                    vec![combiner],
+                )
             }
             OpKind::Call => self.call(comp, op),
             OpKind::While => self.while_loop(comp, op),
@@ -249,7 +259,7 @@ impl Lowering<'_> {
             operands,
             Attrs::Call { is_composite },
         );
-        self.module.instrs[instr].callees = Box::new([callee]);
+        self.module.instrs[instr].callees = Callees::from([callee]);
         Ok(instr)
     }
 
@@ -301,7 +311,7 @@ impl Lowering<'_> {
             vec![init],
             Attrs::plain(),
         );
-        self.module.instrs[instr].callees = Box::new([body, condition]);
+        self.module.instrs[instr].callees = Callees::from([body, condition]);
         let results = self.body.ops[op].results.clone();
         for (index, result) in results.into_iter().enumerate() {
             let element = if tupled {

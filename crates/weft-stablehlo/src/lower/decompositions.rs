@@ -246,7 +246,7 @@ impl Lowering<'_> {
                     shape,
                     vec![vector],
                     Attrs::Dimensions {
-                        dimensions: vec![axis],
+                        dimensions: vec![axis].into(),
                     },
                 ))
             }

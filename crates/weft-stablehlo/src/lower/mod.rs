@@ -52,7 +52,7 @@ mod testing;
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
 use weft_ir::names::NameUniquer;
-use weft_ir::{Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
+use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
 
 use crate::ir::dialect_attr::SdyMesh;
 use crate::ir::{Attribute, Block, Body, Location, Op, Type, Value};
@@ -458,17 +458,19 @@ impl<'b> Lowering<'b> {
         attrs: Attrs,
     ) -> Instr {
         let name = self.instr_names.unique(&sanitize(wanted));
-        self.module.add_instr(InstrData {
-            name: name.into(),
-            opcode,
-            shape,
-            operands: operands.into(),
-            callees: Box::default(),
-            attrs,
-            common: None,
-            metadata: None,
-            parent: comp,
-        })
+        self.module.add_instr(
+            comp,
+            InstrData {
+                name: name.into(),
+                opcode,
+                shape,
+                operands: operands.into(),
+                callees: Callees::new(),
+                attrs,
+                common: None,
+                metadata: None,
+            },
+        )
     }
 
     /// Adds a side-effecting `custom-call` to `target` (the interpreter's check

@@ -108,12 +108,21 @@ impl Lowering<'_> {
                     comp,
                     op,
                     Opcode::Transpose,
-                    Attrs::Dimensions { dimensions },
+                    Attrs::Dimensions {
+                        dimensions: dimensions.into(),
+                    },
                 )
             }
             K::Reverse => {
                 let dimensions = self.ints(op, "dimensions")?;
-                self.one_instruction(comp, op, Opcode::Reverse, Attrs::Dimensions { dimensions })
+                self.one_instruction(
+                    comp,
+                    op,
+                    Opcode::Reverse,
+                    Attrs::Dimensions {
+                        dimensions: dimensions.into(),
+                    },
+                )
             }
             K::Concatenate => {
                 let dimension = self.int(op, "dimension")?;
@@ -122,7 +131,7 @@ impl Lowering<'_> {
                     op,
                     Opcode::Concatenate,
                     Attrs::Dimensions {
-                        dimensions: vec![dimension],
+                        dimensions: vec![dimension].into(),
                     },
                 )
             }
@@ -148,7 +157,9 @@ impl Lowering<'_> {
                     comp,
                     op,
                     Opcode::DynamicSlice,
-                    Attrs::DynamicSlice { sizes },
+                    Attrs::DynamicSlice {
+                        sizes: sizes.into(),
+                    },
                 )
             }
             K::Pad => {
@@ -178,7 +189,7 @@ impl Lowering<'_> {
                     op,
                     Opcode::GetDimensionSize,
                     Attrs::Dimensions {
-                        dimensions: vec![dimension],
+                        dimensions: vec![dimension].into(),
                     },
                 )
             }
@@ -478,7 +489,7 @@ impl Lowering<'_> {
             shape,
             vec![source],
             Attrs::Dimensions {
-                dimensions: kept_dims,
+                dimensions: kept_dims.into(),
             },
         );
         self.bind_results(comp, op, instr);
@@ -687,7 +698,7 @@ impl Lowering<'_> {
             comp,
             op,
             Opcode::TriangularSolve,
-            Attrs::TriangularSolve(attrs),
+            Attrs::TriangularSolve(Box::new(attrs)),
         )
     }
 
@@ -927,7 +938,9 @@ impl Lowering<'_> {
                     Opcode::Broadcast,
                     shape,
                     vec![operands[0]],
-                    Attrs::Dimensions { dimensions },
+                    Attrs::Dimensions {
+                        dimensions: dimensions.into(),
+                    },
                 )
             }
             OpKind::DynamicPad => {
@@ -1034,7 +1047,7 @@ impl Lowering<'_> {
             shape,
             vec![scalar],
             Attrs::Dimensions {
-                dimensions: Vec::new(),
+                dimensions: Box::default(),
             },
         )
     }

@@ -27,7 +27,7 @@ use weft_ir::attrs::{
     SingleSharding, TileAssignment,
 };
 use weft_ir::literal::{ArrayLiteral, Literal};
-use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
+use weft_ir::{Callees, Comp, ElementType, Instr, Opcode, Shape};
 
 use super::{LowerResult, Lowering};
 use crate::ir::dialect_attr::{SdySharding, manual_axes};
@@ -513,7 +513,7 @@ impl Lowering<'_> {
                 has_dynamic_root: None,
             })),
         );
-        self.module.instrs[total].callees = Box::new([reducer]);
+        self.module.instrs[total].callees = Callees::from([reducer]);
         self.values.insert(result, total);
         Ok(())
     }
@@ -863,7 +863,9 @@ impl Lowering<'_> {
                 Opcode::DynamicSlice,
                 one,
                 vec![table, partition],
-                Attrs::DynamicSlice { sizes: vec![1] },
+                Attrs::DynamicSlice {
+                    sizes: vec![1].into(),
+                },
             );
             indices.push(self.emit(
                 comp,
@@ -886,7 +888,9 @@ impl Lowering<'_> {
             Opcode::DynamicSlice,
             shape,
             operands,
-            Attrs::DynamicSlice { sizes: local },
+            Attrs::DynamicSlice {
+                sizes: local.into(),
+            },
         ))
     }
 

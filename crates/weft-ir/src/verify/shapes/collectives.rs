@@ -918,13 +918,8 @@ fn check_infeed(cx: &mut Checker, instr: Instr) {
 fn check_outfeed(cx: &mut Checker, instr: Instr) {
     expect_token_operand(cx, instr, 1);
     let data = cx.data(instr);
-    if let (
-        Some(&operand),
-        Attrs::Outfeed {
-            outfeed_shape: Some(outfeed_shape),
-            ..
-        },
-    ) = (data.operands.first(), &data.attrs)
+    if let (Some(&operand), Attrs::Outfeed(outfeed)) = (data.operands.first(), &data.attrs)
+        && let Some(outfeed_shape) = &outfeed.outfeed_shape
     {
         let operand_shape = cx.shape_of(operand);
         if !cx.same(*outfeed_shape, operand_shape) {

@@ -484,7 +484,7 @@ fn check_parameter(cx: &mut Checker, instr: Instr) {
     let Attrs::Parameter(parameter) = &data.attrs else {
         return;
     };
-    let params = &cx.m.comps[data.parent].params;
+    let params = &cx.m.comps[cx.m.parent(instr)].params;
     let slot = usize::try_from(parameter.number)
         .ok()
         .and_then(|n| params.get(n));

@@ -570,7 +570,7 @@ fn check_dynamic_slice(cx: &mut Checker, instr: Instr) {
         rule,
         instr,
         input.elem,
-        sizes.clone(),
+        sizes.to_vec(),
         dynamic_flags(input),
     );
 }
