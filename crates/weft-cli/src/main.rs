@@ -1,7 +1,7 @@
 //! `weft`: the command-line tool for XLA HLO programs with asynchronous operations.
 
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 /// `println!` that ends the program quietly when standard output is closed.
 macro_rules! say {
@@ -10,6 +10,7 @@ macro_rules! say {
     };
 }
 
+mod allocator;
 mod bench;
 mod check;
 mod convert;

@@ -318,9 +318,9 @@ ENTRY %main (x: f32[]) -> f32[] {
         m.comps[main].body.push(pushed);
         let errors = handle_errors(&m);
         assert!(
-            errors
-                .iter()
-                .any(|e| e == "instruction %copy is in the body of %main but has no parent recorded"),
+            errors.iter().any(
+                |e| e == "instruction %copy is in the body of %main but has no parent recorded"
+            ),
             "{errors:?}"
         );
     }
