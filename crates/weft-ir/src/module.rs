@@ -43,7 +43,7 @@ pub type Callees = thin_vec::ThinVec<Comp>;
 /// One instruction, in 96 bytes. A parse writes one per line of text into
 /// fresh memory, and printing and verifying read them all, so each byte costs
 /// in every pass: 32 bytes more made a parse 3–4% slower, and going from 128
-/// to 96 bytes made it 2–4% faster with 8–12% fewer page faults. What only a
+/// to 96 bytes made it up to 4% faster with 8–15% fewer page faults. What only a
 /// few instructions carry (callees, common attributes, metadata, the rarer
 /// attribute families) lives behind a pointer, and the computation an
 /// instruction belongs to is kept beside it ([`Module::parent`]).
@@ -141,7 +141,9 @@ pub struct Module {
     pub name: String,
     /// Interned shapes.
     pub shapes: ShapeTable,
-    /// Every instruction ever made.
+    /// Every instruction ever made. Add one with [`Module::add_instr`] (or
+    /// [`Module::add_instr_outside_body`]), which also records its computation;
+    /// one pushed here directly has none, and the verifier reports it.
     pub instrs: EntityVec<Instr, InstrData>,
     /// Per instruction, the computation it belongs to (see [`Module::parent`]).
     /// Kept beside the instructions rather than in them: it is where an
@@ -228,6 +230,10 @@ impl Module {
     }
 
     /// The computation `instr` belongs to.
+    ///
+    /// # Panics
+    /// If `instr` was not added through [`Module::add_instr`] or
+    /// [`Module::add_instr_outside_body`].
     #[inline]
     pub fn parent(&self, instr: Instr) -> Comp {
         self.parents[instr]
