@@ -86,6 +86,12 @@ pub enum Family {
 }
 
 /// The family-specific attributes of an instruction.
+///
+/// Kept to 24 bytes, as part of the instruction's 96 (see
+/// [`InstrData`](crate::InstrData)): lists are boxed slices rather than
+/// vectors, and the families that would need more room and are rare
+/// (outfeed, triangular-solve, scan, and the big ones like dot and
+/// convolution) are boxed whole.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Attrs {
     /// No family attributes (elementwise ops, tuple, while, conditional, …);
