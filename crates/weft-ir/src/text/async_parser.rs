@@ -16,7 +16,7 @@
 
 use crate::attrs::{AsyncAttrs, Attrs};
 use crate::diagnostic::Span;
-use crate::module::{Comp, Instr, InstrData, MAIN_THREAD, Operands};
+use crate::module::{Callees, Comp, Instr, InstrData, MAIN_THREAD, Operands};
 use crate::opcode::{Arity, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::Bag;
@@ -104,7 +104,7 @@ impl<'s> Parser<'s> {
         let mut common = self.common_attrs(&mut bag)?;
         self.normalize_tuple_sharding(&mut common, shape);
         let metadata = self.metadata_attr(&mut bag);
-        let mut callees = Vec::new();
+        let mut callees = Callees::new();
         match (kind, wrapped) {
             (Opcode::AsyncStart, Some(wrapped)) => {
                 let comp = self.wrap_sugared_start(
@@ -203,7 +203,7 @@ impl<'s> Parser<'s> {
                 opcode: kind,
                 shape,
                 operands,
-                callees: callees.into(),
+                callees,
                 attrs,
                 common,
                 metadata,
@@ -360,7 +360,7 @@ impl<'s> Parser<'s> {
                 opcode: Opcode::Parameter,
                 shape,
                 operands: Operands::new(),
-                callees: crate::module::Callees::new(),
+                callees: Callees::new(),
                 attrs: Attrs::Parameter(crate::attrs::ParameterAttrs {
                     number: number as i64,
                     replication: None,

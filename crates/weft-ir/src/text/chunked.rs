@@ -64,7 +64,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::attrs::{Attrs, PlainAttrs};
 use crate::entity::EntityRef;
-use crate::module::{Comp, Instr, InstrData, Module, Operands};
+use crate::module::{Callees, Comp, Instr, InstrData, Module, Operands};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData, ShapeTable};
 use crate::text::byte_scan::TextKey;
@@ -916,7 +916,7 @@ impl<'s> Parser<'s> {
                 opcode: Opcode::Parameter,
                 shape: token,
                 operands: Operands::new(),
-                callees: crate::module::Callees::new(),
+                callees: Callees::new(),
                 attrs: Attrs::Plain(PlainAttrs::default()),
                 common: None,
                 metadata: None,

@@ -435,7 +435,7 @@ impl<'s> Parser<'s> {
                             opcode: Opcode::GetTupleElement,
                             shape: element,
                             operands: Operands::from_slice(&[instr]),
-                            callees: crate::module::Callees::new(),
+                            callees: Callees::new(),
                             attrs: Attrs::GetTupleElement { index },
                             common: None,
                             metadata: None,
