@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use weft_ir::diagnostic::line_col;
+use weft_stablehlo::text::driver;
 use weft_stablehlo::text::split::split_input_file;
 
 use crate::input;
@@ -23,6 +24,7 @@ pub struct InterpretArgs {
     verbose: bool,
     /// Arguments of each case's entry function, as `stablehlo-translate
     /// --interpret --args` takes them: `[dense<1> : tensor<2xi32>, …]`.
+    /// Without it, the `--args` of the file's RUN line are used.
     #[arg(long, value_name = "ATTRIBUTES")]
     args: Option<String>,
 }
@@ -41,10 +43,22 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let arguments = match args.args.as_deref().map(parse_arguments).transpose() {
-        Ok(arguments) => arguments.unwrap_or_default(),
+    // Without --args, the file's own RUN line says what the driver is given.
+    let (argument_text, origin) = match args.args.as_deref() {
+        Some(text) => (Some(text), "--args".to_string()),
+        None => (
+            driver::run_line_arguments(&source.text),
+            format!("{}: the --args of its RUN line", source.name),
+        ),
+    };
+    let arguments = match argument_text.map(driver::parse_arguments).transpose() {
+        Ok(literals) => literals
+            .unwrap_or_default()
+            .iter()
+            .map(|literal| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(literal)))
+            .collect::<Vec<_>>(),
         Err(message) => {
-            eprintln!("error: --args: {message}");
+            eprintln!("error: {origin}: {message}");
             return ExitCode::FAILURE;
         }
     };
@@ -68,38 +82,6 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// `[dense<…> : tensor<…>, …]` as runtime values.
-fn parse_arguments(text: &str) -> Result<Vec<weft_runtime::Value>, String> {
-    use weft_stablehlo::ir::Attribute;
-    use weft_stablehlo::ir::attribute::DenseValues;
-    let attribute =
-        weft_stablehlo::text::parse_attribute(text).map_err(|d| d.render("--args", text))?;
-    let Attribute::Array(items) = attribute else {
-        return Err(
-            "expected an array of dense elements, i.e. [dense<1> : tensor<2xi32>, ...]".into(),
-        );
-    };
-    items
-        .into_iter()
-        .map(|item| match item {
-            Attribute::DenseElements(dense) => match (&dense.values, dense.ty.static_dims()) {
-                (DenseValues::Array(array), Some(dims)) => {
-                    let mut tensor = weft_runtime::Tensor::from_literal(array);
-                    if tensor.len() as i64 == dims.iter().product::<i64>() {
-                        tensor.dims = dims;
-                    }
-                    Ok(weft_runtime::Value::Tensor(tensor))
-                }
-                _ => Err("string or dynamically shaped arguments are not supported".to_string()),
-            },
-            _ => Err(
-                "expected dense elements for each argument, i.e. [dense<1> : tensor<2xi32>, ...]"
-                    .to_string(),
-            ),
-        })
-        .collect()
 }
 
 fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Outcome {

@@ -48,6 +48,12 @@
 //!   run must fail and its message contain each text; the message goes to
 //!   `<file>.run.expected`. Without them it must succeed, and the outputs'
 //!   shapes and values go there.
+//! - `interpret` on a `.mlir` file: every `// -----` case is lowered and run
+//!   as `weft interpret` runs it, on one device, with the entry arguments of
+//!   an `// args: [dense<…> : tensor<…>, …]` header line. Every case must
+//!   pass its `check.*` ops, unless its text holds `// expect-failure` (then
+//!   it must fail). Each case's result, or its failure, goes to
+//!   `<file>.interpret.expected`.
 //! - `check` on a `.mlir` file works as on an HLO file (below), with the
 //!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
@@ -144,6 +150,7 @@ enum Command {
     ConvertToHlo,
     ConvertToStablehlo,
     Run,
+    Interpret,
     Error,
     Check,
 }
@@ -166,8 +173,9 @@ impl Format {
 }
 
 impl Command {
-    const ALL: [Command; 13] = [
+    const ALL: [Command; 14] = [
         Command::Run,
+        Command::Interpret,
         Command::ConvertToStablehlo,
         Command::MlirFmt { generic: false },
         Command::MlirFmt { generic: true },
@@ -211,8 +219,9 @@ impl Command {
                 (Some("convert"), Some("--to"), Some("hlo")) if words.next().is_none() => {
                     Ok(Command::ConvertToHlo)
                 }
+                (Some("interpret"), None, _) => Ok(Command::Interpret),
                 _ => Err(format!(
-                    "unknown command `{}` for a .mlir file (expected `fmt [--generic | --async-style=region|pairs]`, `convert --to hlo`, `error` or `check`)",
+                    "unknown command `{}` for a .mlir file (expected `fmt [--generic | --async-style=region|pairs]`, `convert --to hlo`, `interpret`, `error` or `check`)",
                     text.trim()
                 )),
             };
@@ -264,6 +273,7 @@ impl Command {
             Command::ConvertToHlo => "convert --to hlo".to_string(),
             Command::ConvertToStablehlo => "convert --to stablehlo".to_string(),
             Command::Run => "run".to_string(),
+            Command::Interpret => "interpret".to_string(),
             Command::Fmt { short, sugar } => {
                 let mut label = String::from("fmt");
                 if short {
@@ -289,6 +299,7 @@ impl Command {
             Command::ConvertToHlo => "hlo",
             Command::ConvertToStablehlo => "stablehlo",
             Command::Run => "run",
+            Command::Interpret => "interpret",
             Command::Fmt {
                 short: false,
                 sugar: true,
@@ -331,6 +342,7 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
             Command::ConvertToHlo => run_convert_to_hlo(&rel, &source, &expected),
             Command::ConvertToStablehlo => run_convert_to_stablehlo(&rel, &source, &expected),
             Command::Run => run_program(&rel, &source, &expected),
+            Command::Interpret => run_interpret(&source, &expected),
             Command::Check if Format::of(&path) == Format::Mlir => {
                 run_mlir_check(&rel, &source, &expected)
             }
@@ -779,6 +791,56 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
         }
     };
     compare_or_bless(&output, expected).map_err(Into::into)
+}
+
+/// `interpret` on a `.mlir` file: every `// -----` case is lowered and run
+/// as `weft interpret` runs it, with the entry arguments of an `// args:
+/// [dense<…> : tensor<…>, …]` header line. The outcome of each case (its
+/// result, or why it failed) goes to `<file>.interpret.expected`; a case whose
+/// `check.*` ops fail is a failure unless the case's text holds
+/// `// expect-failure`, so a test of an error message states that it wants
+/// one.
+fn run_interpret(source: &str, expected: &Path) -> Result<(), Failed> {
+    let arguments = match source.lines().find_map(|l| l.strip_prefix("// args:")) {
+        Some(text) => mlir::driver::parse_arguments(text.trim())
+            .map_err(|e| format!("// args: {e}"))?
+            .iter()
+            .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut output = String::new();
+    for (index, chunk) in mlir::split::split_input_file(source).iter().enumerate() {
+        if !chunk.text.contains("func.func") {
+            continue;
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(|| interpret_case(chunk.text, &arguments)))
+            .map_err(|p| format!("case {index}: weft panicked: {}", panic_message(&*p)))?;
+        let wants_failure = chunk.text.contains("// expect-failure");
+        match (outcome, wants_failure) {
+            (Ok(result), false) => output.push_str(&format!("case {index}: {result}\n")),
+            (Err(message), true) => output.push_str(&format!("case {index}: FAILED: {message}\n")),
+            (Ok(result), true) => {
+                return Err(format!(
+                    "case {index} passed ({result}), but it is marked // expect-failure"
+                )
+                .into());
+            }
+            (Err(message), false) => return Err(format!("case {index} failed: {message}").into()),
+        }
+    }
+    compare_or_bless(&output, expected).map_err(Into::into)
+}
+
+/// Lowers and runs one case; its result, or the first failure.
+fn interpret_case(text: &str, arguments: &[weft_runtime::Value]) -> Result<String, String> {
+    let body = mlir::parse(text).map_err(|d| format!("does not parse: {}", d.message))?;
+    let module = weft_stablehlo::lower::lower(&body).map_err(|d| d.message.clone())?;
+    let evaluation = weft_runtime::run(&module, arguments.to_vec()).map_err(|e| e.to_string())?;
+    match evaluation.check_failures.first() {
+        Some(first) => Err(first.clone()),
+        None => Ok(describe_values(&evaluation.result)),
+    }
 }
 
 /// A value's shape and elements, for run expectations.

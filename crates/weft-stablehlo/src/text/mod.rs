@@ -7,6 +7,7 @@
 
 pub mod attributes;
 pub(crate) mod cursor;
+pub mod driver;
 pub mod float;
 pub mod location;
 mod names;
