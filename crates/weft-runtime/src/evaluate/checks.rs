@@ -10,7 +10,11 @@
 //!   NaN matches NaN, infinities must match exactly, complex parts apart;
 //! - `expect_close`: the ULP distance of the bit patterns (sign-magnitude)
 //!   lies in `[min_ulp_difference, max_ulp_difference]` (defaults 0 and 1);
-//!   NaN matches NaN, a non-finite mismatch is the largest distance.
+//!   NaN matches NaN, a non-finite mismatch is the largest distance;
+//! - `check.eq` (the custom-call JAX's exported tests use): a `pred[]`
+//!   result, true when the values match — exactly for integers and booleans,
+//!   within `tolerance` (1e-4) for floats and complex numbers — and a
+//!   mismatch is a failed check, as in `stablehlo-translate --interpret`.
 //!
 //! A failed check does not stop the program: it is recorded, with the first
 //! mismatching element, and the run goes on, as the reference interpreter's
@@ -55,6 +59,27 @@ impl Evaluator<'_> {
                 let max = json_number(&config, "max_ulp_difference").unwrap_or(1.0) as u64;
                 let min = json_number(&config, "min_ulp_difference").unwrap_or(0.0) as u64;
                 tensors().map(|(a, e)| expect(a, e, Comparison::Ulps { min, max }))
+            }
+            "check.eq" => {
+                let tolerance = json_number(&config, "tolerance").unwrap_or(1e-4);
+                return Some(tensors().map(|(a, e)| {
+                    let comparison = if a.elem.is_float() || a.elem.is_complex() {
+                        Comparison::Tolerance(tolerance)
+                    } else {
+                        Comparison::Exact
+                    };
+                    let verdict = expect(a, e, comparison);
+                    let equal = verdict.is_ok();
+                    if let Err(message) = verdict {
+                        let at = self.error(instr, message);
+                        self.check_failures.push(at.to_string());
+                    }
+                    Value::Tensor(Tensor::new(
+                        ElementType::Pred,
+                        Vec::new(),
+                        vec![u8::from(equal)],
+                    ))
+                }));
             }
             "check.expect_serialized_eq" => {
                 let id = json_string(&config, "probe_id").unwrap_or_default();

@@ -187,9 +187,9 @@ impl Evaluator<'_> {
                 Value::Tensor(tensor(0)?.clone().reshaped(&dims))
             }
             (O::Bitcast, _) => {
-                let (_, dims) = result_array()?;
+                let (elem, dims) = result_array()?;
                 let from = module.shape_of(data.operands[0]);
-                Value::Tensor(self.bitcast(tensor(0)?, from, shape, &dims))
+                Value::Tensor(self.bitcast(instr, tensor(0)?, from, shape, elem, &dims)?)
             }
             (O::Broadcast, Attrs::Dimensions { dimensions }) => {
                 let (_, dims) = result_array()?;
@@ -386,7 +386,21 @@ impl Evaluator<'_> {
     }
 
     /// `bitcast`: the operand's buffer read under the result's layout.
-    fn bitcast(&self, input: &Tensor, from: Shape, to: Shape, dims: &[i64]) -> Tensor {
+    /// A `bitcast`: the operand's bytes, in the physical order its layout
+    /// gives them, read again under the result's element type, dimensions
+    /// and layout. XLA's layout passes write a bitcast for a reshape or a
+    /// transpose that moves no byte, and for a bitcast-convert between types
+    /// of one width (`s32[] bitcast(f32[] %x)`), so all three may change at
+    /// once while the byte count stays the same.
+    fn bitcast(
+        &self,
+        instr: Instr,
+        input: &Tensor,
+        from: Shape,
+        to: Shape,
+        elem: weft_ir::ElementType,
+        dims: &[i64],
+    ) -> Result<Tensor, RunError> {
         let major_to_minor = |shape: Shape| -> Vec<i64> {
             match self.module.shapes.as_array(shape) {
                 Some(array) => match &array.layout {
@@ -407,15 +421,44 @@ impl Evaluator<'_> {
         };
         let to_order = major_to_minor(to);
         let physical_dims: Vec<i64> = to_order.iter().map(|&d| dims[d as usize]).collect();
-        let reshaped = physical.reshaped(&physical_dims);
+        let reinterpreted = if elem == physical.elem {
+            physical.reshaped(&physical_dims)
+        } else {
+            // Another element type: the same bytes, little-endian as XLA:CPU
+            // keeps them. Types narrower than a byte are stored one per byte
+            // here but packed in XLA, so their bits cannot be reread.
+            let result_bytes =
+                weft_ir::literal::storage_bytes(elem) * crate::tensor::element_count(dims);
+            let whole_bytes = |e: weft_ir::ElementType| e.bit_width() % 8 == 0;
+            if result_bytes != physical.bytes.len()
+                || !whole_bytes(elem)
+                || !whole_bytes(physical.elem)
+            {
+                return Err(self.error(
+                    instr,
+                    format!(
+                        "bitcast from {}{:?} to {}{:?} does not keep the number of bytes",
+                        physical.elem.name(),
+                        input.dims,
+                        elem.name(),
+                        dims
+                    ),
+                ));
+            }
+            Tensor {
+                elem,
+                dims: physical_dims,
+                bytes: physical.bytes.clone(),
+            }
+        };
         if is_identity(&to_order) {
-            return reshaped;
+            return Ok(reinterpreted);
         }
         let mut inverse = vec![0i64; to_order.len()];
         for (position, &dimension) in to_order.iter().enumerate() {
             inverse[dimension as usize] = position as i64;
         }
-        data_movement::transpose(&reshaped, &inverse)
+        Ok(data_movement::transpose(&reinterpreted, &inverse))
     }
 }
 

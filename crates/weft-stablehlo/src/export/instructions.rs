@@ -8,7 +8,7 @@ use weft_ir::{Comp, Instr, Opcode};
 use super::attributes::{self, array_i64, i64};
 use super::{ExportResult, Exporter, Val};
 use crate::ir::attribute::{DenseElements, DenseValues};
-use crate::ir::{Attribute, Block, Op, Type, Value};
+use crate::ir::{Attribute, Block, ElementKind, Op, Type, Value};
 use crate::ops::{ONE_TO_ONE, OpKind};
 
 /// Ops StableHLO's `async_start` may hold, by the HLO opcode they come from.
@@ -454,7 +454,12 @@ impl Exporter<'_> {
     /// and layout: in logical terms, the operand read in its physical
     /// (major-to-minor) order, reshaped to the result's physical dimensions,
     /// then transposed into the result's logical order. With default layouts
-    /// on both sides that is a plain reshape.
+    /// on both sides that is a plain reshape. A bitcast that also changes the
+    /// element type (XLA's layout passes write one for a bitcast-convert of
+    /// equal width) reads the physical elements through a
+    /// `stablehlo.bitcast_convert` of the flattened value: of one width,
+    /// element for element; into a narrower type, each element becomes a
+    /// trailing group; from a narrower type, each trailing group one element.
     fn bitcast(&mut self, block: Block, instr: Instr, name: &str) -> ExportResult<Val> {
         let operand_instr = self.module.instr(instr).operands[0];
         let operand = self.operand(block, instr, 0)?;
@@ -470,8 +475,12 @@ impl Exporter<'_> {
         ) else {
             return Err(self.error(instr, "bitcast of a non-array"));
         };
-        if from.elem != to.elem {
-            return Err(self.error(instr, "a bitcast that changes the element type has no StableHLO form (use bitcast-convert)"));
+        let (from_bits, to_bits) = (from.elem.bit_width(), to.elem.bit_width());
+        if from.elem != to.elem && (from_bits % 8 != 0 || to_bits % 8 != 0) {
+            return Err(self.error(
+                instr,
+                "a bitcast between element types narrower than a byte has no StableHLO form",
+            ));
         }
         let major_to_minor = |array: &weft_ir::shape::ArrayShape| -> Vec<i64> {
             match &array.layout {
@@ -498,17 +507,12 @@ impl Exporter<'_> {
             );
             value = self.body.ops[op].results[0];
         }
+        if from.elem != to.elem {
+            value = self.bitcast_element_type(block, instr, value, &from, &to, name)?;
+        }
         let to_order = major_to_minor(&to);
         let physical: Vec<i64> = to_order.iter().map(|&d| to.dims[d as usize]).collect();
-        let op = self.emit(
-            block,
-            OpKind::Reshape,
-            vec![value],
-            vec![tensor(physical)],
-            Vec::new(),
-            Some(name),
-        );
-        value = self.body.ops[op].results[0];
+        value = self.reshaped(block, value, &physical, element.clone(), name);
         if to_order.iter().enumerate().any(|(i, &d)| d != i as i64) {
             // Physical position p holds logical dimension to_order[p]; the
             // transpose back picks, for each logical dimension, its position.
@@ -527,6 +531,72 @@ impl Exporter<'_> {
             value = self.body.ops[op].results[0];
         }
         Ok(Val::One(value))
+    }
+
+    /// `value` reshaped to `dims` (of `element`), or `value` itself when it
+    /// already has them.
+    fn reshaped(
+        &mut self,
+        block: Block,
+        value: Value,
+        dims: &[i64],
+        element: ElementKind,
+        name: &str,
+    ) -> Value {
+        if self.body.ty(value).static_dims().as_deref() == Some(dims) {
+            return value;
+        }
+        let op = self.emit(
+            block,
+            OpKind::Reshape,
+            vec![value],
+            vec![Type::tensor(dims, element)],
+            Vec::new(),
+            Some(name),
+        );
+        self.body.ops[op].results[0]
+    }
+
+    /// The physical elements of `value` (of `from`'s type, in `from`'s
+    /// physical order) read again as `to`'s element type: a flat
+    /// `tensor<N x to>` holding the same bytes.
+    fn bitcast_element_type(
+        &mut self,
+        block: Block,
+        instr: Instr,
+        value: Value,
+        from: &weft_ir::shape::ArrayShape,
+        to: &weft_ir::shape::ArrayShape,
+        name: &str,
+    ) -> ExportResult<Value> {
+        let kind = |elem| super::types::element_kind(elem);
+        let (Some(from_kind), Some(to_kind)) = (kind(from.elem), kind(to.elem)) else {
+            return Err(self.error(instr, "an element type StableHLO does not have"));
+        };
+        let (from_bits, to_bits) = (from.elem.bit_width(), to.elem.bit_width());
+        let from_count: i64 = from.dims.iter().product();
+        let to_count: i64 = to.dims.iter().product();
+        // The flat operand, grouped when it is the narrower side.
+        let grouped: Vec<i64> = if from_bits < to_bits {
+            vec![to_count, i64::from(to_bits / from_bits)]
+        } else {
+            vec![from_count]
+        };
+        let flat = self.reshaped(block, value, &grouped, from_kind, name);
+        let converted: Vec<i64> = if from_bits > to_bits {
+            vec![from_count, i64::from(from_bits / to_bits)]
+        } else {
+            vec![to_count]
+        };
+        let op = self.emit(
+            block,
+            OpKind::BitcastConvert,
+            vec![flat],
+            vec![Type::tensor(&converted, to_kind)],
+            Vec::new(),
+            Some(name),
+        );
+        Ok(self.body.ops[op].results[0])
     }
 
     /// `stablehlo.while` carrying the tuple state as separate values.

@@ -774,7 +774,9 @@ impl Lowering<'_> {
             .and_then(Attribute::as_str)
             .unwrap_or_default()
             .to_string();
-        if self.lower_special_custom_call(comp, op, &target)? {
+        if self.lower_check_custom_call(comp, op, &target)?
+            || self.lower_special_custom_call(comp, op, &target)?
+        {
             return Ok(());
         }
         let mut attrs = CustomCallAttrs {

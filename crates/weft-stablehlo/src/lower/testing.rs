@@ -10,6 +10,16 @@
 //!
 //! `interpreter.run_parallel` runs several functions on a process grid; it
 //! becomes a custom-call naming them ([`super::run_parallel`]).
+//!
+//! JAX-exported test files call the checks as custom-calls instead
+//! (`stablehlo.custom_call @check.expect_close(%actual, %expected)`), with no
+//! options: `stablehlo-translate --interpret` then applies its own, which
+//! differ from the check ops' defaults — `expect_close` allows 0 to 3 ULPs
+//! (the op: 0 to 1) and `expect_almost_eq` a tolerance of 1e-3 (the op:
+//! 1e-4). Such a call is lowered with those options written out, so the
+//! runtime sees one contract. `@check.eq` returns a `tensor<i1>`: true when
+//! the values match (exactly for integers, within 1e-4 otherwise), and a
+//! mismatch fails the case as the driver's does.
 
 use weft_ir::attrs::Attrs;
 use weft_ir::{Comp, Opcode};
@@ -66,6 +76,54 @@ impl Lowering<'_> {
             self.bind_results(comp, op, instr);
         }
         Ok(())
+    }
+
+    /// A `stablehlo.custom_call` to one of the driver's check targets, with
+    /// the driver's options; `false` when `target` is not one.
+    pub(crate) fn lower_check_custom_call(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        target: &str,
+    ) -> LowerResult<bool> {
+        let config = match target {
+            "check.expect_close" => r#"{"max_ulp_difference": 3, "min_ulp_difference": 0}"#,
+            "check.expect_almost_eq" => r#"{"tolerance": 1e-3}"#,
+            "check.eq" => r#"{"tolerance": 1e-4}"#,
+            "check.expect_eq" => "{}",
+            _ => return Ok(false),
+        };
+        let operands = self.operands(op)?;
+        if operands.len() != 2 {
+            return Err(self.error(
+                op,
+                format!(
+                    "@{target} takes two operands (actual, expected), got {}",
+                    operands.len()
+                ),
+            ));
+        }
+        let name = self.name_for(op, target);
+        let results = self.body.ops[op].results.clone();
+        let shape = match results.as_slice() {
+            [] => self.module.shapes.empty_tuple(),
+            [result] if target == "check.eq" => {
+                let ty = self.body.ty(*result).clone();
+                self.shape(&ty).map_err(|m| self.error(op, m))?
+            }
+            _ => {
+                return Err(self.error(
+                    op,
+                    format!("@{target} returns nothing (only @check.eq returns a tensor<i1>)"),
+                ));
+            }
+        };
+        let config = (config != "{}").then(|| config.to_string());
+        let instr = self.emit_side_effect_call(comp, &name, target, shape, operands, config);
+        if !results.is_empty() {
+            self.bind_results(comp, op, instr);
+        }
+        Ok(true)
     }
 
     /// The JSON options of a check op.
