@@ -429,7 +429,7 @@ impl Evaluator<'_> {
             // here but packed in XLA, so their bits cannot be reread.
             let result_bytes =
                 weft_ir::literal::storage_bytes(elem) * crate::tensor::element_count(dims);
-            let whole_bytes = |e: weft_ir::ElementType| e.bit_width() % 8 == 0;
+            let whole_bytes = |e: weft_ir::ElementType| e.bit_width().is_multiple_of(8);
             if result_bytes != physical.bytes.len()
                 || !whole_bytes(elem)
                 || !whole_bytes(physical.elem)

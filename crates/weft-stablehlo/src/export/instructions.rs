@@ -476,7 +476,7 @@ impl Exporter<'_> {
             return Err(self.error(instr, "bitcast of a non-array"));
         };
         let (from_bits, to_bits) = (from.elem.bit_width(), to.elem.bit_width());
-        if from.elem != to.elem && (from_bits % 8 != 0 || to_bits % 8 != 0) {
+        if from.elem != to.elem && !(from_bits.is_multiple_of(8) && to_bits.is_multiple_of(8)) {
             return Err(self.error(
                 instr,
                 "a bitcast between element types narrower than a byte has no StableHLO form",
