@@ -1,9 +1,11 @@
 //! `collective-reduce`: a reduction to one member of each group.
 //!
-//! The group's root is its first member (the StableHLO interpreter's rule:
-//! index 0 of the group); it gets the contributions folded in group order
-//! with the reducer, as an all-reduce folds them, and every other member
-//! gets zeros of its operand's shape. Only the root folds.
+//! Each result's root is the group's first member (the StableHLO
+//! interpreter's rule: index 0 of the group) or, with `has_dynamic_root`,
+//! the member the last operand names for that result; the root gets the
+//! contributions folded in group order with the reducer, as an all-reduce
+//! folds them, and every other member gets zeros of the operand's shape.
+//! Only the root folds.
 
 use weft_ir::Instr;
 
@@ -20,16 +22,19 @@ impl Evaluator<'_> {
         parts: &[Vec<&Tensor>],
         position: usize,
     ) -> Result<Vec<Tensor>, RunError> {
-        let operands = parts.first().map_or(0, Vec::len);
-        if position != 0 {
-            return Ok(parts[position]
-                .iter()
-                .map(|t| Tensor::zeros(t.elem, &t.dims))
-                .collect());
-        }
+        let roots = self.result_roots(instr, parts, position)?;
         let reducer = self.callee(instr, 0)?;
-        (0..operands)
-            .map(|operand| self.fold(instr, reducer, parts.iter().map(|p| p[operand])))
+        roots
+            .iter()
+            .enumerate()
+            .map(|(operand, &root)| {
+                if root == position {
+                    self.fold(instr, reducer, parts.iter().map(|p| p[operand]))
+                } else {
+                    let own = parts[position][operand];
+                    Ok(Tensor::zeros(own.elem, &own.dims))
+                }
+            })
             .collect()
     }
 }

@@ -52,7 +52,10 @@ impl Evaluator<'_> {
         let Some((group_index, group, position)) = group_of(&groups, device.id) else {
             return match opcode {
                 // Devices outside every group receive zeros (the spec's rule).
-                Opcode::CollectiveBroadcast => self.zeros_like(instr, &operands),
+                Opcode::CollectiveBroadcast | Opcode::CollectiveReduce => {
+                    let data = collective_data(self.module, instr, &operands);
+                    self.zeros_like(instr, data)
+                }
                 _ => Err(self.error(
                     instr,
                     format!(
@@ -190,7 +193,7 @@ impl Evaluator<'_> {
                 // The tuple form: operand k goes to member k.
                 Err(_) => parts.iter().map(|p| p[position].clone()).collect(),
             },
-            Opcode::CollectiveBroadcast => parts[0].iter().map(|&t| t.clone()).collect(),
+            Opcode::CollectiveBroadcast => self.broadcast_from_roots(instr, &parts, position)?,
             Opcode::CollectiveReduce => self.collective_reduce(instr, &parts, position)?,
             Opcode::RaggedAllToAll => {
                 let contributions = parts
@@ -384,6 +387,69 @@ impl Evaluator<'_> {
         }
     }
 
+    /// What a collective-broadcast gives this member (at `position` of its
+    /// group): result `j` is operand `j` of result `j`'s root member.
+    fn broadcast_from_roots(
+        &self,
+        instr: Instr,
+        parts: &[Vec<&Tensor>],
+        position: usize,
+    ) -> Result<Vec<Tensor>, RunError> {
+        let roots = self.result_roots(instr, parts, position)?;
+        Ok(roots
+            .iter()
+            .enumerate()
+            .map(|(result, &root)| parts[root][result].clone())
+            .collect())
+    }
+
+    /// The group position of each result's root for a collective-broadcast
+    /// or collective-reduce whose contributions are `parts`: the first
+    /// member, or — with `has_dynamic_root` — the member that this device's
+    /// last operand (`s32[N]`, one root per result) names.
+    pub(super) fn result_roots(
+        &self,
+        instr: Instr,
+        parts: &[Vec<&Tensor>],
+        position: usize,
+    ) -> Result<Vec<usize>, RunError> {
+        let own = &parts[position];
+        if !has_dynamic_root(self.module, instr) {
+            return Ok(vec![0; own.len()]);
+        }
+        let Some((roots, data)) = own.split_last() else {
+            return Err(self.error(instr, "a dynamic root needs the roots as the last operand"));
+        };
+        let roots: Vec<i64> = match crate::numbers::decode(roots) {
+            crate::numbers::Numbers::Signed(values) => values,
+            _ => return Err(self.error(instr, "the roots must be s32")),
+        };
+        if roots.len() != data.len() {
+            return Err(self.error(
+                instr,
+                format!("{} root(s) for {} result(s)", roots.len(), data.len()),
+            ));
+        }
+        roots
+            .iter()
+            .enumerate()
+            .map(|(result, &root)| {
+                usize::try_from(root)
+                    .ok()
+                    .filter(|&member| member < parts.len())
+                    .ok_or_else(|| {
+                        self.error(
+                            instr,
+                            format!(
+                                "root {root} of result {result} is outside the group of {} device(s)",
+                                parts.len()
+                            ),
+                        )
+                    })
+            })
+            .collect()
+    }
+
     fn zeros_like(&self, instr: Instr, operands: &[Value]) -> Result<Value, RunError> {
         let zeros: Vec<Value> = operands
             .iter()
@@ -521,4 +587,22 @@ fn split(tensor: &Tensor, dimension: usize, parts: usize) -> Vec<Tensor> {
             crate::evaluate::slice(tensor, &ranges)
         })
         .collect()
+}
+
+/// Whether the collective `instr` takes its roots as its last operand.
+pub(super) fn has_dynamic_root(module: &weft_ir::Module, instr: Instr) -> bool {
+    matches!(&module.instr(instr).attrs, Attrs::Collective(attrs) if attrs.has_dynamic_root == Some(true))
+}
+
+/// The operands a collective-broadcast or collective-reduce sends: all of
+/// them, or all but the roots.
+pub(super) fn collective_data<'v>(
+    module: &weft_ir::Module,
+    instr: Instr,
+    operands: &'v [Value],
+) -> &'v [Value] {
+    match operands.split_last() {
+        Some((_, data)) if has_dynamic_root(module, instr) => data,
+        _ => operands,
+    }
 }

@@ -46,6 +46,9 @@ pub(crate) struct CollectiveSpec {
     pub pairs: Vec<(i64, i64)>,
     /// The reducer, for reducing collectives.
     pub reducer: Option<Comp>,
+    /// collective-broadcast and collective-reduce: the last operand holds
+    /// each result's root (its position in the group).
+    pub dynamic_root: bool,
 }
 
 /// What follows the done of an async all-to-all whose split and concat
@@ -99,6 +102,7 @@ impl Lowering<'_> {
             split: None,
             pairs: Vec::new(),
             reducer: None,
+            dynamic_root: self.flag(op, "has_dynamic_root"),
         };
         if kind != OpKind::CollectivePermute {
             spec.groups = self.replica_groups(op)?;
@@ -202,7 +206,7 @@ impl Lowering<'_> {
                 constrain_layout: false,
                 use_global_device_ids: spec.use_global_device_ids,
                 dimension,
-                has_dynamic_root: None,
+                has_dynamic_root: spec.dynamic_root.then_some(true),
             }))
         };
         let (attrs, shape) = match spec.kind {
@@ -928,6 +932,7 @@ fn spec_from_json(kind: OpKind, json: &Json) -> Result<CollectiveSpec, String> {
         split: None,
         pairs: Vec::new(),
         reducer: None,
+        dynamic_root: false,
     };
     match kind {
         OpKind::AllGather => spec.dimension = Some(int("all_gather_dimension")?),

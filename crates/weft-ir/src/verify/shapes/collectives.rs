@@ -52,8 +52,9 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
         (Attrs::Collective(attrs), Opcode::RaggedAllToAll) => {
             check_ragged_all_to_all(cx, instr, attrs)
         }
-        (Attrs::Collective(_), Opcode::CollectiveBroadcast) => check_broadcast(cx, instr),
-        (Attrs::Collective(_), Opcode::CollectiveReduce) => check_operands_forwarded(cx, instr),
+        (Attrs::Collective(attrs), Opcode::CollectiveBroadcast | Opcode::CollectiveReduce) => {
+            check_operands_forwarded(cx, instr, attrs.has_dynamic_root == Some(true))
+        }
         (
             Attrs::CollectivePermute(attrs),
             Opcode::CollectivePermute | Opcode::CollectivePermuteStart,
@@ -680,28 +681,48 @@ fn check_ragged_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAtt
     }
 }
 
-fn check_broadcast(cx: &mut Checker, instr: Instr) {
-    if expect_array_operand(cx, instr, 0, "operand of collective-broadcast").is_some() {
-        let operand = cx.data(instr).operands[0];
-        cx.expect_shape(
-            Rule::Collective,
-            instr,
-            &Expected::Existing(cx.shape_of(operand)),
-        );
-    }
-}
-
-/// collective-reduce: like all-reduce, the operands come back reduced.
-fn check_operands_forwarded(cx: &mut Checker, instr: Instr) {
-    let count = cx.data(instr).operands.len();
+/// collective-broadcast and collective-reduce: each operand comes back with
+/// its own shape (one array, or a tuple of several). With a dynamic root the
+/// last operand is not data but the roots, `s32[N]` for N results.
+fn check_operands_forwarded(cx: &mut Checker, instr: Instr, dynamic_root: bool) {
+    let what = format!("operand of {}", cx.data(instr).opcode.name());
+    let operands = cx.data(instr).operands.clone();
     let mut arrays = true;
-    for i in 0..count {
-        arrays &= expect_array_operand(cx, instr, i, "operand of collective-reduce").is_some();
+    for i in 0..operands.len() {
+        arrays &= expect_array_operand(cx, instr, i, &what).is_some();
     }
-    if arrays && count > 0 {
-        let expected = operands_or_tuple(cx, instr);
-        cx.expect_shape(Rule::Collective, instr, &expected);
+    if !arrays || operands.is_empty() {
+        return;
     }
+    let data = if dynamic_root {
+        let (&roots, data) = operands.split_last().expect("not empty");
+        let roots_shape = cx.shape_of(roots);
+        let fits = cx.array(roots_shape).is_some_and(|array| {
+            array.elem == ElementType::S32 && array.dims.as_ref() == [data.len() as i64]
+        });
+        if data.is_empty() || !fits {
+            let message = format!(
+                "With has_dynamic_root, the last operand must be s32[{}] (one root per result), but it is {}.",
+                data.len(),
+                cx.text(roots_shape)
+            );
+            cx.report(Rule::Collective, instr, message)
+                .with_hint("the roots follow the data operands: one group position per result");
+            return;
+        }
+        data.to_vec()
+    } else {
+        operands.to_vec()
+    };
+    let expected = match data.as_slice() {
+        [single] => Expected::Existing(cx.shape_of(*single)),
+        many => Expected::Tuple(
+            many.iter()
+                .map(|&o| Expected::Existing(cx.shape_of(o)))
+                .collect(),
+        ),
+    };
+    cx.expect_shape(Rule::Collective, instr, &expected);
 }
 
 fn check_collective_permute(cx: &mut Checker, instr: Instr, attrs: &CollectivePermuteAttrs) {
