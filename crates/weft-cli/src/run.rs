@@ -100,6 +100,30 @@ pub struct RunArgs {
     /// stops the run with an error naming the instruction.
     #[arg(long, value_name = "GIB", default_value_t = 8.0)]
     max_value_gib: f64,
+    /// Stop the run with an error naming the `while` and its location when
+    /// one execution of a loop runs more than N iterations. Off by default,
+    /// as in XLA: a loop may run for ever.
+    #[arg(long, value_name = "N")]
+    max_iterations: Option<u64>,
+    /// Stop any run after SECONDS (from the moment each device starts) with
+    /// a report of where each device is: computing at which instruction and
+    /// loop iteration, or waiting at which collective.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    deadline: Option<f64>,
+}
+
+/// A finite, positive number of seconds that a `Duration` can hold.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 {
+        Ok(seconds)
+    } else {
+        Err(format!(
+            "`{text}` must be a positive number of seconds below 1e9"
+        ))
+    }
 }
 
 /// The error of a rank other than 0 whose run failed: rank 0 reports it
@@ -248,6 +272,8 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
 fn limits(args: &RunArgs) -> weft_runtime::Limits {
     weft_runtime::Limits {
         max_value_bytes: (args.max_value_gib.max(0.0) * f64::from(1u32 << 30)) as u64,
+        max_loop_iterations: args.max_iterations,
+        deadline: args.deadline.map(std::time::Duration::from_secs_f64),
     }
 }
 

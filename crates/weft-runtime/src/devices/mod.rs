@@ -283,6 +283,44 @@ pub fn run_grid_programs_on_ranks(
     cluster.gather(run, placement, local)
 }
 
+/// When a device stopped at the run's deadline, one error saying where
+/// every device was: computing (at which instruction, in which loop
+/// iterations), waiting at a collective for its group, finished, or failed.
+fn deadline_report(outcomes: &[(usize, Result<Evaluation, RunError>)]) -> Option<RunError> {
+    let passed = |e: &RunError| e.message.starts_with(crate::evaluate::DEADLINE_PASSED);
+    let first = outcomes
+        .iter()
+        .find_map(|(_, o)| o.as_ref().err().filter(|e| passed(e)))?;
+    let headline = first
+        .message
+        .split(" here")
+        .next()
+        .unwrap_or(&first.message);
+    let mut message = format!("{headline}; where each device was:");
+    for (index, outcome) in outcomes {
+        let line = match outcome {
+            Ok(_) => "finished".to_string(),
+            Err(e) => {
+                let at = e.instruction.as_deref().unwrap_or("its entry computation");
+                if passed(e) {
+                    let within = e.message.split_once(" here").map_or("", |(_, rest)| rest);
+                    format!("computing at {at}{within}")
+                } else if e.message.contains("stopped because") {
+                    format!("waiting at {at}")
+                } else {
+                    format!("failed at {at}: {}", e.message)
+                }
+            }
+        };
+        message.push_str(&format!("\n  device {index}: {line}"));
+    }
+    Some(RunError {
+        instruction: None,
+        instr: None,
+        message,
+    })
+}
+
 /// Fails unless there are arguments and a program for every device.
 fn check_counts(grid: Grid, entries: &[Comp], arguments: &[Vec<Value>]) -> Result<(), RunError> {
     for (what, count) in [("arguments", arguments.len()), ("programs", entries.len())] {
@@ -426,6 +464,9 @@ fn run_devices(
             .collect()
     });
     crate::evaluate::set_cores_per_device(0);
+    if let Some(report) = deadline_report(&outcomes) {
+        return Err(report);
+    }
     let mut evaluations = Vec::with_capacity(outcomes.len());
     let mut first_error: Option<RunError> = None;
     for (index, outcome) in outcomes {

@@ -11,11 +11,20 @@ use crate::numbers::{Numbers, decode};
 use crate::tensor::{Tensor, Value};
 
 impl Evaluator<'_> {
-    /// `while`: run the body while the condition holds.
+    /// `while`: run the body while the condition holds, at most
+    /// [`Limits::max_loop_iterations`](super::Limits) times.
     pub(crate) fn while_loop(&mut self, instr: Instr, init: Value) -> Result<Value, RunError> {
+        self.active_loops.push((instr, 0));
+        let outcome = self.iterate(instr, init);
+        self.active_loops.pop();
+        outcome
+    }
+
+    fn iterate(&mut self, instr: Instr, init: Value) -> Result<Value, RunError> {
         // XLA keeps a loop's body first, then its condition.
         let (body, condition) = (self.callee(instr, 0)?, self.callee(instr, 1)?);
         let mut state = init;
+        let mut iterations: u64 = 0;
         loop {
             let holds = self.call(condition, vec![state.clone()])?;
             let holds = holds
@@ -24,6 +33,18 @@ impl Evaluator<'_> {
                 .ok_or_else(|| self.error(instr, "the loop condition did not return a pred"))?;
             if holds == 0 {
                 return Ok(state);
+            }
+            if self.limits.max_loop_iterations == Some(iterations) {
+                return Err(self.error(
+                    instr,
+                    format!(
+                        "this while loop's condition still held after {iterations} iteration(s), the --max-iterations limit"
+                    ),
+                ));
+            }
+            iterations += 1;
+            if let Some(current) = self.active_loops.last_mut() {
+                current.1 = iterations;
             }
             state = self.call(body, vec![state])?;
         }

@@ -92,15 +92,27 @@ pub const DEFAULT_MAX_VALUE_BYTES: u64 = 8 << 30;
 pub struct Limits {
     /// The largest value (array or whole tuple) one instruction may produce.
     pub max_value_bytes: u64,
+    /// The most iterations one execution of a `while` may run; `None` (the
+    /// default, as in XLA) lets a loop run for ever.
+    pub max_loop_iterations: Option<u64>,
+    /// How long a run may take, from the moment each device starts; past
+    /// it the run stops with a report of where each device was.
+    pub deadline: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+            max_loop_iterations: None,
+            deadline: None,
         }
     }
 }
+
+/// The words every deadline error starts with, so a grid's report can tell
+/// them from other failures.
+pub const DEADLINE_PASSED: &str = "the run passed its deadline";
 
 /// Runs `module`'s entry computation on `arguments` and returns its result
 /// (failed `check.*` calls are ignored; see [`run`]).
@@ -238,7 +250,7 @@ pub(crate) struct Evaluator<'m> {
     /// The values each `interpreter.probe` saw, by probe id, one per
     /// execution (a probe in a loop records every iteration).
     pub(crate) probes: FxHashMap<String, Vec<Value>>,
-    limits: Limits,
+    pub(crate) limits: Limits,
     /// The device this evaluator runs as, in a multi-device run.
     pub(crate) device: Option<crate::devices::DeviceContext>,
     /// How many times each collective has run on this device.
@@ -250,6 +262,12 @@ pub(crate) struct Evaluator<'m> {
     /// start that began each. Empty when the entry computation ends in a
     /// correct program.
     pub(crate) unfinished_starts: FxHashMap<usize, (Instr, crate::tensor::InFlight)>,
+    /// When [`Limits::deadline`] runs out, counted from this evaluator's
+    /// start.
+    pub(crate) deadline_at: Option<std::time::Instant>,
+    /// The `while` loops running now, outermost first, with the iteration
+    /// each is in (for the deadline's report).
+    pub(crate) active_loops: Vec<(Instr, u64)>,
 }
 
 impl<'m> Evaluator<'m> {
@@ -274,7 +292,37 @@ impl<'m> Evaluator<'m> {
             device,
             occurrences: FxHashMap::default(),
             unfinished_starts: FxHashMap::default(),
+            deadline_at: limits
+                .deadline
+                .and_then(|d| std::time::Instant::now().checked_add(d)),
+            active_loops: Vec::new(),
         }
+    }
+
+    /// The error of a run stopped at its deadline while this evaluator was
+    /// about to run `instr`: where it was, down to the loop iterations.
+    pub(crate) fn deadline_error(&self, instr: Instr) -> RunError {
+        let seconds = self.limits.deadline.unwrap_or_default().as_secs_f64();
+        let loops: Vec<String> = self
+            .active_loops
+            .iter()
+            .rev()
+            .map(|&(loop_instr, iteration)| {
+                format!(
+                    "iteration {iteration} of %{}",
+                    self.module.instr(loop_instr).name
+                )
+            })
+            .collect();
+        let within = if loops.is_empty() {
+            String::new()
+        } else {
+            format!(", in {}", loops.join(", in "))
+        };
+        self.error(
+            instr,
+            format!("{DEADLINE_PASSED} of {seconds} s (--deadline) here{within}"),
+        )
     }
 
     /// Runs `comp` with its parameters bound to `arguments`.
@@ -317,6 +365,9 @@ impl<'m> Evaluator<'m> {
                 }
                 self.check_size(instr)?;
                 let started = std::time::Instant::now();
+                if self.deadline_at.is_some_and(|deadline| started >= deadline) {
+                    return Err(self.deadline_error(instr));
+                }
                 let value = self.instruction(instr, &environment)?;
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
@@ -455,6 +506,7 @@ mod tests {
             Vec::new(),
             Limits {
                 max_value_bytes: 1 << 20,
+                ..Limits::default()
             },
         )
         .unwrap_err();
