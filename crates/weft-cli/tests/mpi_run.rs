@@ -2,7 +2,9 @@
 //! ranks must write the same output files, byte for byte, as one process;
 //! rank 0 prints the report and the other ranks nothing; a device that
 //! fails on one rank fails the whole job, reported once with the device
-//! named. Skipped (with a message) when `mpirun` is not installed.
+//! named; a rank that dies (killed) ends the surviving ranks with an error
+//! naming it, never a hang. Skipped (with a message) when `mpirun` is not
+//! installed.
 
 #![cfg(feature = "mpi")]
 
@@ -184,7 +186,17 @@ fn data_parallel_step_is_identical_on_ranks() {
 
 #[test]
 fn collective_matmul_is_identical_on_ranks() {
-    same_outputs_as_one_process("matmul", &example("collective_matmul.hlo"), &[], &[2]);
+    same_outputs_as_one_process("matmul", &example("collective_matmul.hlo"), &[], &[2, 4]);
+}
+
+#[test]
+fn stablehlo_data_parallel_step_is_identical_on_ranks() {
+    same_outputs_as_one_process(
+        "dp-stablehlo",
+        &example("dp_train_step.stablehlo.mlir"),
+        &[],
+        &[2, 4],
+    );
 }
 
 #[test]
@@ -201,7 +213,7 @@ fn stablehlo_with_global_inputs_is_identical_on_ranks() {
         "global",
         &example("collective_matmul.stablehlo.mlir"),
         &[&x_file, &w_file],
-        &[2],
+        &[2, 4],
     );
 }
 
@@ -245,4 +257,134 @@ fn ranks_that_do_not_divide_the_devices_are_refused_once() {
         1,
         "{stderr}"
     );
+}
+
+/// Replica 0 waits at an all-reduce for replica 1, which spins in a loop
+/// that never ends: the test kills replica 1's rank while replica 0 waits.
+const WAITS_FOR_A_SPINNING_PEER: &str = r#"HloModule waits_for_a_spinning_peer, replica_count=2
+
+%cond (s: s32[]) -> pred[] {
+  %s = s32[] parameter(0)
+  ROOT %forever = pred[] constant(true)
+}
+
+%body (s: s32[]) -> s32[] {
+  %s = s32[] parameter(0)
+  %one = s32[] constant(1)
+  ROOT %next = s32[] add(%s, %one)
+}
+
+%sum (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(%a, %b)
+}
+
+%spin (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  ROOT %loop = s32[] while(%x), condition=%cond, body=%body
+}
+
+%pass (y: s32[]) -> s32[] {
+  ROOT %y = s32[] parameter(0)
+}
+
+ENTRY %main (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  %replica = u32[] replica-id()
+  %zero = u32[] constant(0)
+  %second = pred[] compare(%replica, %zero), direction=NE
+  %value = s32[] conditional(%second, %x, %x), true_computation=%spin, false_computation=%pass
+  ROOT %total = s32[] all-reduce(%value), replica_groups={{0,1}}, to_apply=%sum
+}
+"#;
+
+/// The process ids of the `weft` processes whose command line mentions
+/// `marker` and whose MPI rank is `rank`.
+fn processes_of_rank(marker: &str, rank: usize) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let read =
+                |what: &str| std::fs::read(format!("/proc/{pid}/{what}")).unwrap_or_default();
+            let command = String::from_utf8_lossy(&read("cmdline")).replace('\0', " ");
+            let environment = String::from_utf8_lossy(&read("environ")).replace('\0', "\n");
+            command.contains(weft())
+                && command.contains(marker)
+                && environment
+                    .lines()
+                    .any(|line| line == format!("OMPI_COMM_WORLD_RANK={rank}"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_rank_that_dies_ends_the_others_with_an_error_naming_it() {
+    let Some(flags) = launcher() else {
+        eprintln!("skipped: no mpirun");
+        return;
+    };
+    if flags.is_empty() {
+        eprintln!("skipped: the launcher is not Open MPI's (the test uses --enable-recovery)");
+        return;
+    }
+    let dir = Scratch::new("mpi-run", "dead-rank");
+    let program = dir.join("dead_rank.hlo");
+    std::fs::write(&program, WAITS_FOR_A_SPINNING_PEER).expect("writes the program");
+    let program = program.to_str().expect("UTF-8").to_string();
+    // --enable-recovery: Open MPI would otherwise end the job itself when a
+    // rank dies; this test is about what the surviving rank does.
+    let mut job = Command::new("mpirun")
+        .args(&flags)
+        .args([
+            "--enable-recovery",
+            "-n",
+            "2",
+            weft(),
+            "run",
+            &program,
+            "--timeout",
+            "3",
+        ])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    // Rank 1 spins from the start; kill it once it is running.
+    let started = std::time::Instant::now();
+    let victims = loop {
+        let found = processes_of_rank(&program, 1);
+        if !found.is_empty() || started.elapsed().as_secs() > 30 {
+            break found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(!victims.is_empty(), "rank 1 never started");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for pid in &victims {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    let killed = std::time::Instant::now();
+    // The collective timeout (3 s) plus the shutdown's patience (10 s),
+    // with room for a loaded machine: a hang is what this test catches.
+    while job.try_wait().expect("mpirun can be waited for").is_none() {
+        if killed.elapsed().as_secs() > 60 {
+            let _ = job.kill();
+            panic!("the surviving rank hangs after rank 1 died");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let output = job.wait_with_output().expect("mpirun's output");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("rank 1 has not been heard from for"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("its process died, or hangs"), "{stderr}");
 }

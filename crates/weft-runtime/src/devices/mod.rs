@@ -262,7 +262,7 @@ pub fn run_grid_programs_on_ranks(
     // Generous: another rank may still be reading its inputs; a rank that
     // failed says so at once (it leaves), so this bounds only a hung one.
     let patience = options.timeout.max(Duration::from_secs(60));
-    let local = match cluster.start_line(run, patience) {
+    let local = match cluster.start_line(run, patience, options.timeout) {
         Ok(()) => run_devices(
             module,
             grid,
@@ -280,7 +280,7 @@ pub fn run_grid_programs_on_ranks(
         Err(message) => Err(failure(message)),
     };
     cluster.detach(run);
-    cluster.gather(run, placement, local)
+    cluster.gather(run, placement, local, options.timeout)
 }
 
 /// When a device stopped at the run's deadline, one error saying where

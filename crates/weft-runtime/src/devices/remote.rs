@@ -29,7 +29,13 @@
 //! - between two ranks messages arrive in send order (the transport's
 //!   promise), so a route's sends stay in order;
 //! - a message that cannot be read, or a rank that leaves, ends the current
-//!   run on this rank with an error saying so, never a hang.
+//!   run on this rank with an error saying so, never a hang;
+//! - every rank says it is alive every [`HEARTBEAT_PERIOD`] until it
+//!   leaves, so a rank that died (killed, crashed) is noticed where another
+//!   waits for it — at the start line and at the end of a run — once it has
+//!   been silent for the run's collective timeout, and the run fails naming
+//!   it. (A device waiting for its contribution meanwhile stops at the
+//!   collective timeout, as for any collective that never completes.)
 //!
 //! Limits: a whole-channel send/recv route (no source-target pairs) pairs
 //! sends and receives in arrival order across the grid, which has no
@@ -102,7 +108,19 @@ pub mod kind {
     pub const VERDICT: u8 = 7;
     /// A rank left: it will take part in no further run.
     pub const DEPARTED: u8 = 8;
+    /// A rank is alive (sent every [`super::HEARTBEAT_PERIOD`]).
+    pub const ALIVE: u8 = 9;
 }
+
+/// How often a rank tells the others it is alive.
+pub const HEARTBEAT_PERIOD: Duration = Duration::from_millis(250);
+
+/// The shortest silence after which a rank counts as gone: several
+/// heartbeats, so a busy machine's scheduling delays do not count.
+const SHORTEST_SILENCE: Duration = Duration::from_secs(1);
+
+/// The words that say a rank died, which make its failure the root cause.
+const NOT_HEARD_FROM: &str = "has not been heard from for";
 
 /// A decoded message.
 enum Message {
@@ -129,6 +147,7 @@ enum Message {
     Outcome(Result<Vec<Evaluation>, RunError>),
     Verdict(Result<(), RunError>),
     Departed,
+    Alive,
 }
 
 /// The header every message begins with: version, kind, run.
@@ -227,6 +246,7 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
             other => return Err(format!("verdict byte {other}")),
         }),
         kind::DEPARTED => Message::Departed,
+        kind::ALIVE => Message::Alive,
         other => return Err(format!("unknown message kind {other}")),
     };
     reader.finish()?;
@@ -275,9 +295,11 @@ impl Endpoint {
                 Ok(())
             }
             // Handled by the cluster itself.
-            Message::Ready | Message::Outcome(_) | Message::Verdict(_) | Message::Departed => {
-                Ok(())
-            }
+            Message::Ready
+            | Message::Outcome(_)
+            | Message::Verdict(_)
+            | Message::Departed
+            | Message::Alive => Ok(()),
         };
         if let Err(reason) = outcome {
             self.abort(reason);
@@ -305,6 +327,10 @@ struct ClusterState {
     departed: BTreeSet<usize>,
     /// A message that could not be read: the ranks can no longer agree.
     broken: Option<String>,
+    /// When each rank was last heard from (any message counts).
+    last_heard: Vec<Instant>,
+    /// This rank has left: it sends no more heartbeats.
+    left: bool,
 }
 
 /// This process's view of the ranks sharing a grid: the transport, and the
@@ -325,7 +351,10 @@ impl Cluster {
         let cluster = Arc::new(Cluster {
             transport: transport.clone(),
             next_run: AtomicU64::new(0),
-            state: Mutex::new(ClusterState::default()),
+            state: Mutex::new(ClusterState {
+                last_heard: vec![Instant::now(); transport.ranks()],
+                ..ClusterState::default()
+            }),
             changed: Condvar::new(),
         });
         // Weak: the transport's handler must not keep the cluster (and so
@@ -336,6 +365,24 @@ impl Cluster {
                 cluster.receive(from, &bytes);
             }
         }));
+        let heartbeat: Weak<Cluster> = Arc::downgrade(&cluster);
+        // Without a heartbeat a dead rank is only ever noticed by a timeout
+        // of the transport, which MPI does not have.
+        let _ = std::thread::Builder::new()
+            .name("rank heartbeat".into())
+            .spawn(move || {
+                let alive = header(kind::ALIVE, 0, 0).finish();
+                loop {
+                    std::thread::sleep(HEARTBEAT_PERIOD);
+                    let Some(cluster) = heartbeat.upgrade() else {
+                        return;
+                    };
+                    if cluster.lock().left {
+                        return;
+                    }
+                    cluster.broadcast(&alive);
+                }
+            });
         cluster
     }
 
@@ -358,6 +405,7 @@ impl Cluster {
     /// Tells the other ranks this one takes part in no further run, then
     /// shuts the transport down (waiting for the others to finish too).
     pub fn leave(&self) -> Result<(), String> {
+        self.lock().left = true;
         let message = header(kind::DEPARTED, 0, 0).finish();
         self.broadcast(&message);
         self.transport.shut_down()
@@ -375,6 +423,9 @@ impl Cluster {
     fn receive(&self, from: usize, bytes: &[u8]) {
         let decoded = decode(bytes);
         let mut state = self.lock();
+        if let Some(heard) = state.last_heard.get_mut(from) {
+            *heard = Instant::now();
+        }
         let (run, message) = match decoded {
             Ok(decoded) => decoded,
             Err(error) => {
@@ -397,6 +448,7 @@ impl Cluster {
             Message::Verdict(verdict) => {
                 state.verdicts.insert(run, verdict);
             }
+            Message::Alive => {}
             Message::Departed => {
                 state.departed.insert(from);
                 if let Some(current) = &state.current {
@@ -458,23 +510,47 @@ impl Cluster {
         state.ready.remove(&run);
     }
 
-    /// Why waiting for other ranks is pointless, if it is.
-    fn hopeless(state: &ClusterState, waiting_for: impl Fn(usize) -> bool) -> Option<String> {
+    /// Why waiting for other ranks is pointless, if it is: a message no
+    /// rank can read, a rank waited for that left, or one that has been
+    /// silent for longer than `silence` (it died, or its process hangs).
+    fn hopeless(
+        state: &ClusterState,
+        silence: Duration,
+        waiting_for: impl Fn(usize) -> bool,
+    ) -> Option<String> {
         if let Some(reason) = &state.broken {
             return Some(reason.clone());
         }
+        if let Some(rank) = state.departed.iter().find(|&&rank| waiting_for(rank)) {
+            return Some(format!(
+                "rank {rank} left (it stopped with an error of its own, which it reported)"
+            ));
+        }
+        let silence = silence.max(SHORTEST_SILENCE);
         state
-            .departed
+            .last_heard
             .iter()
-            .find(|&&rank| waiting_for(rank))
-            .map(|rank| {
-                format!("rank {rank} left (it stopped with an error of its own, which it reported)")
+            .enumerate()
+            .filter(|&(rank, _)| waiting_for(rank))
+            .map(|(rank, heard)| (rank, heard.elapsed()))
+            .find(|&(_, quiet)| quiet > silence)
+            .map(|(rank, quiet)| {
+                format!(
+                    "rank {rank} {NOT_HEARD_FROM} {:.1} s: its process died, or hangs",
+                    quiet.as_secs_f64()
+                )
             })
     }
 
     /// Waits until every rank is at the start line of `run`, at most
     /// `patience`.
-    pub(crate) fn start_line(&self, run: u64, patience: Duration) -> Result<(), String> {
+    /// A rank silent for longer than `silence` is gone.
+    pub(crate) fn start_line(
+        &self,
+        run: u64,
+        patience: Duration,
+        silence: Duration,
+    ) -> Result<(), String> {
         let message = header(kind::READY, run, 0).finish();
         self.broadcast(&message);
         let others = self.ranks() - 1;
@@ -487,9 +563,9 @@ impl Cluster {
             }
             let present = state.ready.get(&run).cloned().unwrap_or_default();
             let me = self.rank();
-            if let Some(reason) =
-                Self::hopeless(&state, |rank| rank != me && !present.contains(&rank))
-            {
+            if let Some(reason) = Self::hopeless(&state, silence, |rank| {
+                rank != me && !present.contains(&rank)
+            }) {
                 return Err(format!("run {run} could not start: {reason}"));
             }
             let now = Instant::now();
@@ -506,7 +582,7 @@ impl Cluster {
             }
             state = self
                 .changed
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, (deadline - now).min(HEARTBEAT_PERIOD))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
@@ -516,12 +592,14 @@ impl Cluster {
     /// with the verdict. Rank 0 gets every device's evaluation in device
     /// order; the others get `None`. Any rank's failure fails the run on
     /// every rank, with the root cause (a device's own error rather than
-    /// the stops it caused elsewhere).
+    /// the stops it caused elsewhere). A rank silent for longer than
+    /// `silence` is gone, and the run fails naming it.
     pub(crate) fn gather(
         &self,
         run: u64,
         placement: Placement,
         local: Result<Vec<Evaluation>, RunError>,
+        silence: Duration,
     ) -> Result<Option<Vec<Evaluation>>, RunError> {
         let failure = |message: String| RunError {
             instruction: None,
@@ -564,10 +642,10 @@ impl Cluster {
                 if let Some(verdict) = state.verdicts.remove(&run) {
                     return verdict.map(|()| None);
                 }
-                if let Some(reason) = Self::hopeless(&state, |rank| rank == 0) {
+                if let Some(reason) = Self::hopeless(&state, silence, |rank| rank == 0) {
                     return Err(failure(format!("no verdict on the run: {reason}")));
                 }
-                state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                state = self.wait_a_heartbeat(state);
             }
         }
         let mut outcomes = {
@@ -582,7 +660,9 @@ impl Cluster {
                     .get(&run)
                     .map(|outcomes| outcomes.keys().copied().collect())
                     .unwrap_or_default();
-                if let Some(reason) = Self::hopeless(&state, |rank| !reported.contains(&rank)) {
+                if let Some(reason) = Self::hopeless(&state, silence, |rank| {
+                    rank != 0 && !reported.contains(&rank)
+                }) {
                     let mut outcomes = state.outcomes.remove(&run).unwrap_or_default();
                     for rank in 1..self.ranks() {
                         outcomes.entry(rank).or_insert_with(|| {
@@ -591,7 +671,7 @@ impl Cluster {
                     }
                     break outcomes;
                 }
-                state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                state = self.wait_a_heartbeat(state);
             }
         };
         outcomes.insert(0, local);
@@ -606,6 +686,20 @@ impl Cluster {
         }
         self.broadcast(&writer.finish());
         verdict.map(Some)
+    }
+}
+
+impl Cluster {
+    /// Waits for a change of `state`, or one heartbeat period, whichever
+    /// comes first (so a rank's silence is noticed).
+    fn wait_a_heartbeat<'s>(
+        &self,
+        state: MutexGuard<'s, ClusterState>,
+    ) -> MutexGuard<'s, ClusterState> {
+        self.changed
+            .wait_timeout(state, HEARTBEAT_PERIOD)
+            .unwrap_or_else(|e| e.into_inner())
+            .0
     }
 }
 
@@ -637,10 +731,16 @@ fn combine(
     if errors.is_empty() {
         return Ok(evaluations);
     }
-    // A device's own failure, not a device that stopped because of it.
+    // A rank that died is the root cause of whatever its peers saw; else a
+    // device's own failure, not a device that stopped because of it.
     let root = errors
         .iter()
-        .position(|e| !e.message.contains("stopped because"))
+        .position(|e| e.message.contains(NOT_HEARD_FROM))
+        .or_else(|| {
+            errors
+                .iter()
+                .position(|e| !e.message.contains("stopped because"))
+        })
         .unwrap_or(0);
     let mut error = errors.swap_remove(root);
     error.message = merge_device_reports(&error.message, &errors);

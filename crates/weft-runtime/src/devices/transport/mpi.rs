@@ -21,7 +21,12 @@
 //! transport's own. Shutting down, a rank sends `FINISHED` to every other
 //! rank and keeps progressing until every other rank has sent its own and
 //! every send of its own has completed; only then does it finalise MPI, so
-//! no rank finalises while a message to or from it is still in flight.
+//! no rank finalises while a message to or from it is still in flight. A
+//! rank that died never finishes: once every rank still missing has been
+//! silent for [`SHUTDOWN_SILENCE`] (a live rank sends heartbeats until it
+//! leaves), the thread gives up and does not finalise — finalising waits
+//! for every rank — so the process ends with an error and the launcher
+//! ends the job, instead of hanging.
 //!
 //! Limits: one message is at most `i32::MAX` bytes (MPI counts are `int`).
 
@@ -45,6 +50,10 @@ const IDLE_WAIT: Duration = Duration::from_micros(100);
 /// How many idle rounds the thread spins (yielding) before it sleeps:
 /// back-to-back messages of a collective then cost no sleep at all.
 const SPIN_ROUNDS: u32 = 64;
+
+/// How long ranks that have not finished may stay silent while this one
+/// shuts down before it gives up on them.
+const SHUTDOWN_SILENCE: Duration = Duration::from_secs(10);
 
 /// What the other threads ask of the progress thread.
 enum Command {
@@ -85,8 +94,13 @@ impl MpiTransport {
                 let shape = (world.rank() as usize, world.size() as usize);
                 let _ = started.send(Ok(shape));
                 let outcome = progress_loop(&world, shape, &queue, &progress_delivery);
-                // Finalises MPI, on the thread that initialised it.
-                drop(universe);
+                if outcome.is_ok() {
+                    // Finalises MPI, on the thread that initialised it.
+                    drop(universe);
+                } else {
+                    // Finalising would wait for the ranks that went silent.
+                    std::mem::forget(universe);
+                }
                 outcome
             })
             .map_err(|e| format!("cannot start the MPI progress thread: {e}"))?;
@@ -164,7 +178,8 @@ impl PendingSend {
 }
 
 /// The progress thread's loop; returns when this rank has shut down and
-/// every other rank has finished.
+/// every other rank has finished, or with an error when, shutting down,
+/// the ranks still missing have all been silent for [`SHUTDOWN_SILENCE`].
 fn progress_loop(
     world: &mpi::topology::SimpleCommunicator,
     (rank, ranks): (usize, usize),
@@ -172,7 +187,9 @@ fn progress_loop(
     delivery: &Delivery,
 ) -> Result<(), String> {
     let mut pending: Vec<PendingSend> = Vec::new();
-    let mut finished_ranks = 0usize;
+    let mut finished = vec![false; ranks];
+    finished[rank] = true;
+    let mut last_heard = vec![std::time::Instant::now(); ranks];
     let mut shutting_down = false;
     let mut idle_rounds = 0u32;
     let shut_down = |pending: &mut Vec<PendingSend>, shutting_down: &mut bool| {
@@ -212,14 +229,38 @@ fn progress_loop(
         while let Some(probed) = world.any_process().immediate_matched_probe() {
             let (message, status) = probed.matched_receive_vec::<u8>();
             progressed = true;
+            let source = status.source_rank() as usize;
+            if let Some(heard) = last_heard.get_mut(source) {
+                *heard = std::time::Instant::now();
+            }
             if status.tag() == FINISHED_TAG {
-                finished_ranks += 1;
+                if let Some(done) = finished.get_mut(source) {
+                    *done = true;
+                }
             } else {
-                delivery.deliver(status.source_rank() as usize, message);
+                delivery.deliver(source, message);
             }
         }
-        if shutting_down && finished_ranks + 1 >= ranks && pending.is_empty() {
-            return Ok(());
+        if shutting_down {
+            let missing: Vec<usize> = (0..ranks).filter(|&r| !finished[r]).collect();
+            if missing.is_empty() && pending.is_empty() {
+                return Ok(());
+            }
+            if !missing.is_empty()
+                && missing
+                    .iter()
+                    .all(|&r| last_heard[r].elapsed() > SHUTDOWN_SILENCE)
+            {
+                let names: Vec<String> = missing.iter().map(usize::to_string).collect();
+                // Sends to a dead rank never complete, and a request must
+                // not be dropped unfinished: MPI keeps their buffers.
+                std::mem::forget(pending);
+                return Err(format!(
+                    "rank(s) {} went silent for {} s without finishing: they died, or hang",
+                    names.join(", "),
+                    SHUTDOWN_SILENCE.as_secs()
+                ));
+            }
         }
         if progressed {
             idle_rounds = 0;
