@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use serde_json::json;
 use weft_ir::diagnostic::Diagnostic;
-use weft_ir::json::string_literal;
 use weft_ir::verify::VerifyOptions;
 
 use crate::input;
@@ -49,9 +49,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 match args.format {
                     Format::Human => eprintln!("error: {e}"),
                     Format::Json => say!(
-                        "{{\"file\":{},\"rule\":\"io\",\"message\":{}}}",
-                        string_literal(&path.display().to_string()),
-                        string_literal(&e)
+                        "{}",
+                        json!({"file": path.display().to_string(), "rule": "io", "message": e})
                     ),
                 }
                 continue;
@@ -81,11 +80,12 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                     eprintln!("{}: {} error{plural}", source.name, errors.len());
                 }
             }
-            Format::Json => say!(
-                "{{\"file\":{},\"summary\":true,\"errors\":{},\"{unit}\":{count}}}",
-                string_literal(&source.name),
-                errors.len()
-            ),
+            Format::Json => {
+                let mut summary =
+                    json!({"file": source.name, "summary": true, "errors": errors.len()});
+                summary[unit] = json!(count);
+                say!("{summary}")
+            }
         }
     }
     if all_clean {
@@ -154,17 +154,15 @@ fn check_mlir(text: &str) -> (Vec<Reported>, usize) {
 
 fn json_error(file: &str, text: &str, error: &Reported) -> String {
     let at = error.diagnostic.line_col(text);
-    let mut out = format!(
-        "{{\"file\":{},\"line\":{},\"col\":{},\"rule\":{},\"message\":{}",
-        string_literal(file),
-        at.line,
-        at.col,
-        string_literal(error.rule),
-        string_literal(&error.diagnostic.message)
-    );
+    let mut object = json!({
+        "file": file,
+        "line": at.line,
+        "col": at.col,
+        "rule": error.rule,
+        "message": error.diagnostic.message,
+    });
     if let Some(hint) = &error.diagnostic.hint {
-        out.push_str(&format!(",\"hint\":{}", string_literal(hint)));
+        object["hint"] = json!(hint);
     }
-    out.push('}');
-    out
+    object.to_string()
 }

@@ -24,7 +24,7 @@ pub mod attrs;
 pub mod diagnostic;
 pub mod element_type;
 pub mod entity;
-pub mod json;
+pub mod interpreter_calls;
 pub mod literal;
 pub mod module;
 pub mod module_config;

@@ -130,7 +130,7 @@ pub fn chrome_trace(devices: &[DeviceTimeline]) -> String {
             push(
                 format!(
                     "{{\"ph\":\"X\",\"pid\":{device},\"tid\":{tid},\"name\":{},\"ts\":{:.3},\"dur\":{:.3}}}",
-                    weft_ir::json::string_literal(&event.name),
+                    serde_json::Value::from(event.name.as_str()),
                     event.start,
                     event.duration
                 ),

@@ -20,6 +20,7 @@
 //! mismatching element, and the run goes on, as the reference interpreter's
 //! does.
 
+use weft_ir::interpreter_calls::{self as calls, CheckOptions};
 use weft_ir::{ElementType, Instr};
 
 use super::{Evaluator, RunError};
@@ -41,8 +42,18 @@ impl Evaluator<'_> {
             .common()
             .backend_config
             .as_ref()
-            .map(|c| c.0.clone())
-            .unwrap_or_default();
+            .map(|c| c.0.clone());
+        let options = match CheckOptions::from_config(config.as_deref()) {
+            Ok(options) => options,
+            Err(message)
+                if calls::driver_options(target).is_some()
+                    || [calls::EXPECT_SERIALIZED_EQ, calls::PRINT, calls::PROBE]
+                        .contains(&target) =>
+            {
+                return Some(Err(self.error(instr, message)));
+            }
+            Err(_) => return None,
+        };
         let tensors = || -> Result<(&Tensor, &Tensor), RunError> {
             match arguments {
                 [Value::Tensor(actual), Value::Tensor(expected)] => Ok((actual, expected)),
@@ -50,18 +61,20 @@ impl Evaluator<'_> {
             }
         };
         let outcome = match target {
-            "check.expect_eq" => tensors().map(|(a, e)| expect(a, e, Comparison::Exact)),
-            "check.expect_almost_eq" => {
-                let tolerance = json_number(&config, "tolerance").unwrap_or(1e-4);
+            calls::EXPECT_EQ => tensors().map(|(a, e)| expect(a, e, Comparison::Exact)),
+            calls::EXPECT_ALMOST_EQ => {
+                let tolerance = options.tolerance.unwrap_or(calls::DEFAULT_TOLERANCE);
                 tensors().map(|(a, e)| expect(a, e, Comparison::Tolerance(tolerance)))
             }
-            "check.expect_close" => {
-                let max = json_number(&config, "max_ulp_difference").unwrap_or(1.0) as u64;
-                let min = json_number(&config, "min_ulp_difference").unwrap_or(0.0) as u64;
+            calls::EXPECT_CLOSE => {
+                let max = options
+                    .max_ulp_difference
+                    .unwrap_or(calls::DEFAULT_MAX_ULP_DIFFERENCE);
+                let min = options.min_ulp_difference.unwrap_or(0);
                 tensors().map(|(a, e)| expect(a, e, Comparison::Ulps { min, max }))
             }
-            "check.eq" => {
-                let tolerance = json_number(&config, "tolerance").unwrap_or(1e-4);
+            calls::EQ => {
+                let tolerance = options.tolerance.unwrap_or(calls::DEFAULT_TOLERANCE);
                 return Some(tensors().map(|(a, e)| {
                     let comparison = if a.elem.is_float() || a.elem.is_complex() {
                         Comparison::Tolerance(tolerance)
@@ -81,9 +94,9 @@ impl Evaluator<'_> {
                     ))
                 }));
             }
-            "check.expect_serialized_eq" => {
-                let id = json_string(&config, "probe_id").unwrap_or_default();
-                let iteration = json_number(&config, "iteration").unwrap_or(0.0) as usize;
+            calls::EXPECT_SERIALIZED_EQ => {
+                let id = options.probe_id.clone().unwrap_or_default();
+                let iteration = options.iteration.unwrap_or(0) as usize;
                 let recorded = self
                     .probes
                     .get(&id)
@@ -99,7 +112,7 @@ impl Evaluator<'_> {
                     _ => Err(self.error(instr, "expect_serialized_eq takes one array")),
                 }
             }
-            "interpreter.print" => {
+            calls::PRINT => {
                 let text = arguments
                     .iter()
                     .map(Value::describe)
@@ -108,10 +121,10 @@ impl Evaluator<'_> {
                 self.printed.push(text);
                 return Some(Ok(Value::Tuple(Vec::new())));
             }
-            "interpreter.probe" => {
+            calls::PROBE => {
                 // The reference interpreter writes each probed value to a
                 // file that expect_serialized_eq reads back; weft keeps them.
-                let id = json_string(&config, "probe_id").unwrap_or_default();
+                let id = options.probe_id.clone().unwrap_or_default();
                 return Some(match arguments {
                     [value] => {
                         self.probes.entry(id).or_default().push(value.clone());
@@ -271,39 +284,6 @@ fn ulp_distance(elem: ElementType, actual: f64, expected: f64) -> u64 {
         .min(u128::from(u64::MAX)) as u64
 }
 
-/// The string after `"key":` in a flat JSON object (escapes `\"` and `\\`
-/// undone).
-fn json_string(json: &str, key: &str) -> Option<String> {
-    let at = json.find(&format!("\"{key}\""))?;
-    let rest = json[at + key.len() + 2..]
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
-    let mut chars = rest.strip_prefix('"')?.chars();
-    let mut out = String::new();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => out.push(chars.next()?),
-            other => out.push(other),
-        }
-    }
-    None
-}
-
-/// The number after `"key":` in a flat JSON object.
-fn json_number(json: &str, key: &str) -> Option<f64> {
-    let at = json.find(&format!("\"{key}\""))?;
-    let rest = json[at + key.len() + 2..]
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')))
-        .unwrap_or(rest.len());
-    rest[..end].parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,21 +314,5 @@ mod tests {
             message,
             "Element values don't match: 2 (actual) vs 3 (expected) at index 0"
         );
-    }
-
-    #[test]
-    fn json_options_are_read() {
-        assert_eq!(
-            json_number("{\"tolerance\": 1e-3}", "tolerance"),
-            Some(1e-3)
-        );
-        assert_eq!(
-            json_number(
-                "{\"max_ulp_difference\": 3, \"min_ulp_difference\": 0}",
-                "min_ulp_difference"
-            ),
-            Some(0.0)
-        );
-        assert_eq!(json_number("{}", "tolerance"), None);
     }
 }

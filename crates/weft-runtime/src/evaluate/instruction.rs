@@ -311,7 +311,7 @@ impl Evaluator<'_> {
                 self.single_device_collective(instr, arguments)?
             }
             (O::CustomCall, Attrs::CustomCall(call))
-                if call.target == super::run_parallel::RUN_PARALLEL_TARGET =>
+                if call.target == weft_ir::interpreter_calls::RUN_PARALLEL =>
             {
                 let arguments: Vec<Value> = (0..data.operands.len())
                     .map(|i| operand(i).cloned())

@@ -22,14 +22,12 @@
 //! with its device.
 
 use weft_ir::Instr;
+use weft_ir::interpreter_calls::RunParallelConfig;
 
 use super::{Evaluator, RunError};
 use crate::devices::feeds::InfeedQueues;
 use crate::devices::{Grid, GridOptions, Link, run_grid_programs};
 use crate::tensor::Value;
-
-/// The custom-call target of `interpreter.run_parallel`.
-pub(crate) const RUN_PARALLEL_TARGET: &str = "interpreter.run_parallel";
 
 impl Evaluator<'_> {
     /// Runs the grid of programs `instr` names on `arguments`.
@@ -39,36 +37,14 @@ impl Evaluator<'_> {
         arguments: Vec<Value>,
     ) -> Result<Value, RunError> {
         let data = self.module.instr(instr);
-        let config = data
-            .common()
-            .backend_config
-            .as_ref()
-            .map(|c| c.0.as_str())
-            .unwrap_or_default();
-        let number = |key: &str| -> Result<usize, RunError> {
-            match json_integers(config, key).as_deref() {
-                Some(&[value]) if value > 0 => Ok(value as usize),
-                _ => Err(self.error(
-                    instr,
-                    format!("its backend_config has no positive \"{key}\""),
-                )),
-            }
-        };
+        let config = data.common().backend_config.as_ref().map(|c| c.0.as_str());
+        let config =
+            RunParallelConfig::from_config(config).map_err(|message| self.error(instr, message))?;
         let grid = Grid {
-            replicas: number("replicas")?,
-            partitions: number("partitions")?,
+            replicas: config.replicas,
+            partitions: config.partitions,
         };
-        let result_counts = json_integers(config, "program_results")
-            .filter(|counts| counts.len() == grid.len() && counts.iter().all(|&n| n >= 0))
-            .ok_or_else(|| {
-                self.error(
-                    instr,
-                    format!(
-                        "its backend_config needs \"program_results\": one count per program ({})",
-                        grid.len()
-                    ),
-                )
-            })?;
+        let result_counts = config.program_results;
         if data.callees.len() < grid.len() {
             return Err(self.error(
                 instr,
@@ -134,7 +110,7 @@ impl Evaluator<'_> {
             );
             match (count, evaluation.result) {
                 (1, result) => results.push(result),
-                (count, Value::Tuple(elements)) if elements.len() == count as usize => {
+                (count, Value::Tuple(elements)) if elements.len() == count => {
                     results.extend(elements)
                 }
                 (count, other) => {
@@ -155,43 +131,10 @@ impl Evaluator<'_> {
     }
 }
 
-/// The integer, or the integers of the array, after `"key":` in a flat JSON
-/// object.
-fn json_integers(json: &str, key: &str) -> Option<Vec<i64>> {
-    let at = json.find(&format!("\"{key}\""))?;
-    let rest = json[at + key.len() + 2..]
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
-    let text = match rest.strip_prefix('[') {
-        Some(list) => &list[..list.find(']')?],
-        None => {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-                .unwrap_or(rest.len());
-            &rest[..end]
-        }
-    };
-    if text.trim().is_empty() {
-        return rest.starts_with('[').then(Vec::new);
-    }
-    text.split(',').map(|n| n.trim().parse().ok()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::numbers::{Numbers, decode, encode};
-
-    #[test]
-    fn json_integers_reads_numbers_and_arrays() {
-        let config = r#"{"replicas": 2, "partitions":1, "program_results": [1, 4], "none": []}"#;
-        assert_eq!(json_integers(config, "replicas"), Some(vec![2]));
-        assert_eq!(json_integers(config, "partitions"), Some(vec![1]));
-        assert_eq!(json_integers(config, "program_results"), Some(vec![1, 4]));
-        assert_eq!(json_integers(config, "none"), Some(Vec::new()));
-        assert_eq!(json_integers(config, "missing"), None);
-    }
 
     fn module(text: &str) -> weft_ir::Module {
         weft_ir::text::parse(text).unwrap_or_else(|d| panic!("{}", d.render("test", text)))

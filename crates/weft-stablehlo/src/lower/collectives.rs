@@ -24,11 +24,11 @@
 use weft_ir::attrs::{Attrs, CollectiveAttrs, CollectivePermuteAttrs, OutfeedAttrs, ReplicaGroups};
 use weft_ir::{Callees, Comp, ElementType, Instr, Opcode, Shape};
 
-use super::json::Json;
 use super::{LowerResult, Lowering};
 use crate::ir::dialect_attr::{Param, SdyMesh, Structured, channel_id};
 use crate::ir::{Attribute, Op};
 use crate::ops::OpKind;
+use serde_json::Value as Json;
 
 /// A collective, whatever encoding it came from.
 #[derive(Clone, Debug)]
@@ -810,7 +810,7 @@ impl Lowering<'_> {
                 .ok_or_else(|| {
                     self.error(op, format!("@{target} needs its async_collective_config"))
                 })?;
-            let json = Json::parse(config).map_err(|m| {
+            let json: Json = serde_json::from_str(config).map_err(|m| {
                 self.error(
                     op,
                     format!("async_collective_config is not valid JSON: {m}"),
@@ -956,7 +956,7 @@ fn spec_from_json(kind: OpKind, json: &Json) -> Result<CollectiveSpec, String> {
                 .ok_or("async_collective_config needs a \"permutation\" list")?;
             spec.pairs = pairs
                 .iter()
-                .map(|pair| match pair.as_array() {
+                .map(|pair| match pair.as_array().map(Vec::as_slice) {
                     Some([source, target]) => source.as_i64().zip(target.as_i64()),
                     _ => None,
                 })
@@ -1075,7 +1075,7 @@ mod tests {
 
     #[test]
     fn json_configs_become_specs() {
-        let json = Json::parse(
+        let json: Json = serde_json::from_str(
             r#"{"replica_groups": [[0, 1], [2, 3]], "channel_id": 1, "use_global_device_ids": true, "all_gather_dimension": 0}"#,
         )
         .unwrap();
@@ -1083,10 +1083,12 @@ mod tests {
         assert_eq!(spec.groups, vec![vec![0, 1], vec![2, 3]]);
         assert_eq!(spec.dimension, Some(0));
         assert!(spec.use_global_device_ids);
-        let json = Json::parse(r#"{"permutation": [[0, 1], [1, 0]], "channel_id": 2}"#).unwrap();
+        let json: Json =
+            serde_json::from_str(r#"{"permutation": [[0, 1], [1, 0]], "channel_id": 2}"#).unwrap();
         let spec = spec_from_json(OpKind::CollectivePermute, &json).unwrap();
         assert_eq!(spec.pairs, vec![(0, 1), (1, 0)]);
-        let error = spec_from_json(OpKind::AllGather, &Json::parse("{}").unwrap()).unwrap_err();
+        let empty: Json = serde_json::from_str("{}").unwrap();
+        let error = spec_from_json(OpKind::AllGather, &empty).unwrap_err();
         assert!(error.contains("all_gather_dimension"), "{error}");
     }
 }

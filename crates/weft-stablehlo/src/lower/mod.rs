@@ -42,7 +42,6 @@ mod collectives;
 pub(crate) use collectives::synchronous_name;
 mod control;
 mod decompositions;
-mod json;
 mod ops;
 mod partition;
 mod run_parallel;

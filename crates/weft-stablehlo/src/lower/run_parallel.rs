@@ -25,9 +25,6 @@ use weft_ir::Comp;
 use super::{LowerResult, Lowering};
 use crate::ir::{Attribute, Op};
 
-/// The custom-call target `interpreter.run_parallel` becomes.
-pub(crate) const RUN_PARALLEL_TARGET: &str = "interpreter.run_parallel";
-
 impl Lowering<'_> {
     pub(crate) fn lower_run_parallel(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
         let rows = self.program_grid(op)?;
@@ -78,15 +75,16 @@ impl Lowering<'_> {
         }
         let shape = self.result_shape(op)?;
         let name = self.name_for(op, "run_parallel");
-        let counts: Vec<String> = result_counts.iter().map(usize::to_string).collect();
-        let config = format!(
-            "{{\"replicas\": {replicas}, \"partitions\": {partitions}, \"program_results\": [{}]}}",
-            counts.join(", ")
-        );
+        let config = weft_ir::interpreter_calls::RunParallelConfig {
+            replicas,
+            partitions,
+            program_results: result_counts,
+        }
+        .to_config();
         let instr = self.emit_side_effect_call(
             comp,
             &name,
-            RUN_PARALLEL_TARGET,
+            weft_ir::interpreter_calls::RUN_PARALLEL,
             shape,
             operands,
             Some(config),

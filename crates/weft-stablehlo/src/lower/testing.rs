@@ -22,6 +22,7 @@
 //! mismatch fails the case as the driver's does.
 
 use weft_ir::attrs::Attrs;
+use weft_ir::interpreter_calls::{self as calls, CheckOptions};
 use weft_ir::{Comp, Opcode};
 
 use super::{LowerResult, Lowering};
@@ -31,14 +32,14 @@ use crate::ops::OpKind;
 impl Lowering<'_> {
     pub(crate) fn lower_testing(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
         let target = match kind {
-            OpKind::CheckExpectEq | OpKind::CheckExpectEqConst => "check.expect_eq",
+            OpKind::CheckExpectEq | OpKind::CheckExpectEqConst => calls::EXPECT_EQ,
             OpKind::CheckExpectAlmostEq | OpKind::CheckExpectAlmostEqConst => {
-                "check.expect_almost_eq"
+                calls::EXPECT_ALMOST_EQ
             }
-            OpKind::CheckExpectClose => "check.expect_close",
-            OpKind::CheckExpectSerializedEq => "check.expect_serialized_eq",
-            OpKind::InterpreterPrint => "interpreter.print",
-            OpKind::InterpreterProbe => "interpreter.probe",
+            OpKind::CheckExpectClose => calls::EXPECT_CLOSE,
+            OpKind::CheckExpectSerializedEq => calls::EXPECT_SERIALIZED_EQ,
+            OpKind::InterpreterPrint => calls::PRINT,
+            OpKind::InterpreterProbe => calls::PROBE,
             OpKind::InterpreterRunParallel => return self.lower_run_parallel(comp, op),
             _ => return Err(self.error(op, "not an interpreter or check op")),
         };
@@ -86,12 +87,8 @@ impl Lowering<'_> {
         op: Op,
         target: &str,
     ) -> LowerResult<bool> {
-        let config = match target {
-            "check.expect_close" => r#"{"max_ulp_difference": 3, "min_ulp_difference": 0}"#,
-            "check.expect_almost_eq" => r#"{"tolerance": 1e-3}"#,
-            "check.eq" => r#"{"tolerance": 1e-4}"#,
-            "check.expect_eq" => "{}",
-            _ => return Ok(false),
+        let Some(options) = calls::driver_options(target) else {
+            return Ok(false);
         };
         let operands = self.operands(op)?;
         if operands.len() != 2 {
@@ -107,7 +104,7 @@ impl Lowering<'_> {
         let results = self.body.ops[op].results.clone();
         let shape = match results.as_slice() {
             [] => self.module.shapes.empty_tuple(),
-            [result] if target == "check.eq" => {
+            [result] if target == calls::EQ => {
                 let ty = self.body.ty(*result).clone();
                 self.shape(&ty).map_err(|m| self.error(op, m))?
             }
@@ -118,7 +115,7 @@ impl Lowering<'_> {
                 ));
             }
         };
-        let config = (config != "{}").then(|| config.to_string());
+        let config = options.to_config();
         let instr = self.emit_side_effect_call(comp, &name, target, shape, operands, config);
         if !results.is_empty() {
             self.bind_results(comp, op, instr);
@@ -126,41 +123,39 @@ impl Lowering<'_> {
         Ok(true)
     }
 
-    /// The JSON options of a check op.
+    /// The options of a check op, as its call's `backend_config`.
     fn check_config(&self, op: Op, kind: OpKind) -> Option<String> {
-        let number = |name: &str| -> Option<String> {
-            match self.body.attribute(op, name)? {
-                Attribute::Float { value, .. } => Some(format!("{value:e}")),
-                Attribute::Integer { value, .. } => Some(value.to_string()),
-                _ => None,
-            }
+        let float = |name: &str| match self.body.attribute(op, name)? {
+            Attribute::Float { value, .. } => Some(*value),
+            Attribute::Integer { value, .. } => Some(*value as f64),
+            _ => None,
         };
-        let string = |name: &str| -> Option<String> {
-            let text = self.body.attribute(op, name)?.as_str()?;
-            Some(format!(
-                "\"{}\"",
-                text.replace('\\', "\\\\").replace('"', "\\\"")
-            ))
+        let unsigned = |name: &str| match self.body.attribute(op, name)? {
+            Attribute::Integer { value, .. } => u64::try_from(*value).ok(),
+            _ => None,
         };
-        let fields: Vec<(&str, Option<String>)> = match kind {
-            OpKind::CheckExpectAlmostEq | OpKind::CheckExpectAlmostEqConst => {
-                vec![("tolerance", number("tolerance"))]
-            }
-            OpKind::CheckExpectClose => vec![
-                ("max_ulp_difference", number("max_ulp_difference")),
-                ("min_ulp_difference", number("min_ulp_difference")),
-            ],
-            OpKind::CheckExpectSerializedEq => vec![
-                ("probe_id", string("probe_id")),
-                ("iteration", number("iteration")),
-            ],
-            OpKind::InterpreterProbe => vec![("probe_id", string("probe_id"))],
+        let string = |name: &str| Some(self.body.attribute(op, name)?.as_str()?.to_string());
+        let options = match kind {
+            OpKind::CheckExpectAlmostEq | OpKind::CheckExpectAlmostEqConst => CheckOptions {
+                tolerance: float("tolerance"),
+                ..CheckOptions::default()
+            },
+            OpKind::CheckExpectClose => CheckOptions {
+                max_ulp_difference: unsigned("max_ulp_difference"),
+                min_ulp_difference: unsigned("min_ulp_difference"),
+                ..CheckOptions::default()
+            },
+            OpKind::CheckExpectSerializedEq => CheckOptions {
+                probe_id: string("probe_id"),
+                iteration: unsigned("iteration"),
+                ..CheckOptions::default()
+            },
+            OpKind::InterpreterProbe => CheckOptions {
+                probe_id: string("probe_id"),
+                ..CheckOptions::default()
+            },
             _ => return None,
         };
-        let present: Vec<String> = fields
-            .into_iter()
-            .filter_map(|(key, value)| value.map(|v| format!("\"{key}\": {v}")))
-            .collect();
-        (!present.is_empty()).then(|| format!("{{{}}}", present.join(", ")))
+        options.to_config()
     }
 }
