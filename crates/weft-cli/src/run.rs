@@ -755,7 +755,24 @@ fn load(
                 .map(|e| e.to_diagnostic(&body).render(&source.name, &source.text))
                 .collect());
         }
-        return weft_stablehlo::lower::lower(&body)
+        // Given inputs fix the shapes the program leaves to run time.
+        let lowered = if args.inputs.is_empty() {
+            weft_stablehlo::lower::lower(&body)
+        } else {
+            let inputs = args
+                .inputs
+                .iter()
+                .map(|path| {
+                    let bytes = std::fs::read(path)
+                        .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+                    weft_runtime::npy::read(&bytes, None)
+                        .map(|tensor| tensor.to_literal())
+                        .map_err(|e| format!("error: {}: {e}", path.display()))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            weft_stablehlo::lower::lower_for_arguments(&body, &inputs)
+        };
+        return lowered
             .map(|module| (module, None))
             .map_err(|d| d.render(&source.name, &source.text));
     }

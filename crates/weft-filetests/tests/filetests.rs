@@ -802,11 +802,9 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
 /// one.
 fn run_interpret(source: &str, expected: &Path) -> Result<(), Failed> {
     let arguments = match source.lines().find_map(|l| l.strip_prefix("// args:")) {
-        Some(text) => mlir::driver::parse_arguments(text.trim())
-            .map_err(|e| format!("// args: {e}"))?
-            .iter()
-            .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
-            .collect(),
+        Some(text) => {
+            mlir::driver::parse_arguments(text.trim()).map_err(|e| format!("// args: {e}"))?
+        }
         None => Vec::new(),
     };
     let mut output = String::new();
@@ -833,10 +831,18 @@ fn run_interpret(source: &str, expected: &Path) -> Result<(), Failed> {
 }
 
 /// Lowers and runs one case; its result, or the first failure.
-fn interpret_case(text: &str, arguments: &[weft_runtime::Value]) -> Result<String, String> {
+fn interpret_case(
+    text: &str,
+    arguments: &[weft_ir::literal::ArrayLiteral],
+) -> Result<String, String> {
     let body = mlir::parse(text).map_err(|d| format!("does not parse: {}", d.message))?;
-    let module = weft_stablehlo::lower::lower(&body).map_err(|d| d.message.clone())?;
-    let evaluation = weft_runtime::run(&module, arguments.to_vec()).map_err(|e| e.to_string())?;
+    let module = weft_stablehlo::lower::lower_for_arguments(&body, arguments)
+        .map_err(|d| d.message.clone())?;
+    let values = arguments
+        .iter()
+        .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
+        .collect();
+    let evaluation = weft_runtime::run(&module, values).map_err(|e| e.to_string())?;
     match evaluation.check_failures.first() {
         Some(first) => Err(first.clone()),
         None => Ok(describe_values(&evaluation.result)),
