@@ -197,11 +197,14 @@ impl Lowering<'_> {
                         format!("dimension {dimension} is out of range for the operand"),
                     ));
                 };
-                if size != [bound] {
+                let [size] = size[..] else {
+                    return Err(self.error(op, "the size is not a scalar"));
+                };
+                if size != bound {
                     return Err(self.error_with_hint(
                         op,
                         format!(
-                            "setting dimension {dimension} of size {bound} to {size:?} makes it dynamic"
+                            "setting dimension {dimension} of size {bound} to {size} makes it dynamic"
                         ),
                         "weft runs every tensor at its full size; only the dimension's own size is supported",
                     ));

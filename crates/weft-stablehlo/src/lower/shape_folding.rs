@@ -78,17 +78,13 @@ impl<'b> ShapeFolder<'b> {
         let (op, result_index) = match self.body.values[value].def {
             ValueDef::Result(op, index) => (op, index as usize),
             ValueDef::Argument(block, index) => {
-                let owner = self
-                    .body
-                    .parent_op(block)
-                    .map(|op| self.body.ops[op].name.as_str().to_string())
-                    .unwrap_or_default();
-                return Err(if owner == "func.func" {
-                    format!(
-                        "it depends on argument {index} of a function, whose value is known only at run time"
-                    )
-                } else {
-                    format!("it depends on an argument of a '{owner}' region")
+                let owner = self.body.parent_op(block);
+                let owner_name = owner.map_or("", |op| self.body.ops[op].name.as_str());
+                return Err(match owner.and_then(|op| self.body.symbol_name(op)) {
+                    Some(function) if owner_name == "func.func" => format!(
+                        "it depends on argument {index} of @{function}, whose value is known only at run time"
+                    ),
+                    _ => format!("it depends on an argument of a '{owner_name}' region"),
                 });
             }
         };
@@ -99,7 +95,10 @@ impl<'b> ShapeFolder<'b> {
         let name = data.name.as_str();
         let result_type = self.body.ty(value);
         let element = integer_element(result_type).ok_or_else(|| {
-            format!("it is computed by '{name}' in a type that is not an integer type")
+            format!(
+                "it depends on '{name}' of type {}, and only integers fold",
+                crate::verify::type_text(result_type)
+            )
         })?;
         let Some(kind) = data.name.kind() else {
             return Err(format!("it depends on '{name}', which is not a known op"));
