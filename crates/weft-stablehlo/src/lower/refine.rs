@@ -390,3 +390,68 @@ fn entry_block(body: &Body, func: Op) -> Option<Block> {
         .first()
         .and_then(|&region| body.entry_block(region))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_ir::ElementType;
+
+    /// Refines `text` for `arguments`; the printed types of `@main`'s
+    /// returned values, or the error.
+    fn refined_results(text: &str, arguments: &[ArrayLiteral]) -> Result<Vec<String>, String> {
+        let mut body = crate::text::parse(text).expect("parses");
+        let main = body.functions()[0];
+        let mut known = known_arguments(&body, main, arguments);
+        refine(&mut body, main, &mut known, Some(arguments)).map_err(|d| d.message.clone())?;
+        let block = entry_block(&body, main).expect("a body");
+        let terminator = *body.blocks[block].ops.last().expect("a return");
+        Ok(body.ops[terminator]
+            .operands
+            .iter()
+            .map(|&v| crate::verify::type_text(body.ty(v)))
+            .collect())
+    }
+
+    fn scalar(value: i64) -> ArrayLiteral {
+        let mut literal = ArrayLiteral::zeros(ElementType::S64, &[]);
+        literal.set_int(0, i128::from(value));
+        literal
+    }
+
+    #[test]
+    fn arguments_and_folded_values_refine_every_result() {
+        let types = refined_results(
+            r#"
+func.func @main(%n: tensor<i64>, %x: tensor<?x3xf32>) -> (tensor<?xf32>, tensor<?x?xi32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sums = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<?x3xf32>, tensor<f32>) -> tensor<?xf32>
+  %twice = stablehlo.add %sums, %sums : tensor<?xf32>
+  %size = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %size, %size, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %iota = stablehlo.dynamic_iota %shape, dim = 0 : (tensor<2xi64>) -> tensor<?x?xi32>
+  func.return %twice, %iota : tensor<?xf32>, tensor<?x?xi32>
+}"#,
+            &[scalar(4), ArrayLiteral::zeros(ElementType::F32, &[2, 3])],
+        )
+        .unwrap();
+        assert_eq!(types, ["tensor<2xf32>", "tensor<4x4xi32>"]);
+    }
+
+    #[test]
+    fn a_size_that_disagrees_with_a_static_one_is_refused() {
+        let error = refined_results(
+            r#"
+func.func @main(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  func.return %x : tensor<?x3xf32>
+}"#,
+            &[ArrayLiteral::zeros(ElementType::F32, &[2, 4])],
+        )
+        .unwrap_err();
+        assert!(
+            error.contains(
+                "argument 0 of type tensor<?x3xf32> cannot take an input of shape [2, 4]"
+            ),
+            "{error}"
+        );
+    }
+}

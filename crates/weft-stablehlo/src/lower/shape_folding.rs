@@ -515,3 +515,79 @@ fn wrap(value: i64, element: ElementType) -> i64 {
 fn is_unsigned(element: ElementType) -> bool {
     element.class() == weft_ir::element_type::ElementClass::Unsigned
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Folds the value `@main` returns, with nothing known about arguments.
+    fn fold_returned(text: &str) -> Result<Folded, NotFolded> {
+        let body = crate::text::parse(text).expect("parses");
+        let main = body.functions()[0];
+        let block = body.entry_block(body.ops[main].regions[0]).expect("a body");
+        let terminator = *body.blocks[block].ops.last().expect("a return");
+        let returned = body.ops[terminator].operands[0];
+        let known = FxHashMap::default();
+        ShapeFolder::new(&body, &known).fold(returned)
+    }
+
+    #[test]
+    fn shape_computations_fold() {
+        let folded = fold_returned(
+            r#"
+func.func @main(%x: tensor<5x7xf32>) -> tensor<3xi32> {
+  %rows = stablehlo.get_dimension_size %x, dim = 0 : (tensor<5x7xf32>) -> tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %half = stablehlo.divide %rows, %two : tensor<i32>
+  %pair = stablehlo.broadcast_in_dim %half, dims = [] : (tensor<i32>) -> tensor<2xi32>
+  %seven = stablehlo.constant dense<[7, 9]> : tensor<2xi32>
+  %low = stablehlo.minimum %pair, %seven : tensor<2xi32>
+  %first = stablehlo.slice %low [0:1] : (tensor<2xi32>) -> tensor<1xi32>
+  %all = stablehlo.concatenate %first, %seven, dim = 0 : (tensor<1xi32>, tensor<2xi32>) -> tensor<3xi32>
+  func.return %all : tensor<3xi32>
+}"#,
+        )
+        .unwrap();
+        assert_eq!(folded.dims, [3]);
+        assert_eq!(folded.values, [2, 7, 9]);
+    }
+
+    #[test]
+    fn results_wrap_to_their_type() {
+        let folded = fold_returned(
+            r#"
+func.func @main() -> tensor<2xi8> {
+  %big = stablehlo.constant dense<[200, -1]> : tensor<2xi32>
+  %small = stablehlo.convert %big : (tensor<2xi32>) -> tensor<2xi8>
+  func.return %small : tensor<2xi8>
+}"#,
+        )
+        .unwrap();
+        assert_eq!(folded.values, [-56, -1]);
+    }
+
+    #[test]
+    fn what_does_not_fold_says_why() {
+        let argument = fold_returned(
+            r#"
+func.func @main(%n: tensor<i32>) -> tensor<i32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %next = stablehlo.add %n, %one : tensor<i32>
+  func.return %next : tensor<i32>
+}"#,
+        )
+        .unwrap_err();
+        assert!(argument.contains("argument 0 of @main"), "{argument}");
+        let division = fold_returned(
+            r#"
+func.func @main() -> tensor<i32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %ratio = stablehlo.divide %one, %zero : tensor<i32>
+  func.return %ratio : tensor<i32>
+}"#,
+        )
+        .unwrap_err();
+        assert!(division.contains("divides by zero"), "{division}");
+    }
+}
