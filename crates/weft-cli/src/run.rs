@@ -755,22 +755,25 @@ fn load(
                 .map(|e| e.to_diagnostic(&body).render(&source.name, &source.text))
                 .collect());
         }
-        // Given inputs fix the shapes the program leaves to run time.
-        let lowered = if args.inputs.is_empty() {
-            weft_stablehlo::lower::lower(&body)
-        } else {
-            let inputs = args
-                .inputs
-                .iter()
-                .map(|path| {
-                    let bytes = std::fs::read(path)
-                        .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-                    weft_runtime::npy::read(&bytes, None)
-                        .map(|tensor| tensor.to_literal())
-                        .map_err(|e| format!("error: {}: {e}", path.display()))
-                })
-                .collect::<Result<Vec<_>, String>>()?;
-            weft_stablehlo::lower::lower_for_arguments(&body, &inputs)
+        // Given inputs fix the shapes the program leaves to run time; only a
+        // program that needs them pays for reading them twice.
+        let lowered = match weft_stablehlo::lower::lower(&body) {
+            Ok(module) => Ok(module),
+            Err(error) if args.inputs.is_empty() => Err(error),
+            Err(_) => {
+                let inputs = args
+                    .inputs
+                    .iter()
+                    .map(|path| {
+                        let bytes = std::fs::read(path)
+                            .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+                        weft_runtime::npy::read(&bytes, None)
+                            .map(|tensor| tensor.to_literal())
+                            .map_err(|e| format!("error: {}: {e}", path.display()))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                weft_stablehlo::lower::lower_for_arguments(&body, &inputs)
+            }
         };
         return lowered
             .map(|module| (module, None))
