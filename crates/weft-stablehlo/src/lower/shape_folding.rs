@@ -19,6 +19,8 @@
 //! - only integer (and boolean) tensors of at most [`LARGEST_FOLDED`] elements
 //!   fold: shapes are small, and folding is not a second evaluator.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 use weft_ir::ElementType;
 
@@ -54,11 +56,18 @@ pub(crate) struct ShapeFolder<'b> {
     /// Values known without being computed: the entry arguments whose
     /// contents the caller supplied.
     known: &'b FxHashMap<Value, Folded>,
+    /// Values folded so far: a value used many times (a size read once and
+    /// reused) is folded once, so shared subgraphs cost no more than trees.
+    folded: RefCell<FxHashMap<Value, Result<Folded, NotFolded>>>,
 }
 
 impl<'b> ShapeFolder<'b> {
     pub(crate) fn new(body: &'b Body, known: &'b FxHashMap<Value, Folded>) -> ShapeFolder<'b> {
-        ShapeFolder { body, known }
+        ShapeFolder {
+            body,
+            known,
+            folded: RefCell::default(),
+        }
     }
 
     /// The contents of `value`, or why they are not known before run time.
@@ -75,6 +84,15 @@ impl<'b> ShapeFolder<'b> {
         if let Some(known) = self.known.get(&value) {
             return Ok(known.clone());
         }
+        if let Some(earlier) = self.folded.borrow().get(&value) {
+            return earlier.clone();
+        }
+        let folded = self.fold_op_result(value, depth);
+        self.folded.borrow_mut().insert(value, folded.clone());
+        folded
+    }
+
+    fn fold_op_result(&self, value: Value, depth: usize) -> Result<Folded, NotFolded> {
         let (op, result_index) = match self.body.values[value].def {
             ValueDef::Result(op, index) => (op, index as usize),
             ValueDef::Argument(block, index) => {
@@ -564,6 +582,24 @@ func.func @main() -> tensor<2xi8> {
         )
         .unwrap();
         assert_eq!(folded.values, [-56, -1]);
+    }
+
+    #[test]
+    fn shared_subgraphs_fold_once() {
+        // 64 doublings of one value: a tree walk would visit 2^64 nodes.
+        let mut text = String::from(
+            "func.func @main() -> tensor<i64> {\n  %v0 = stablehlo.constant dense<1> : tensor<i64>\n",
+        );
+        for i in 1..=64 {
+            text.push_str(&format!(
+                "  %v{i} = stablehlo.add %v{}, %v{} : tensor<i64>\n",
+                i - 1,
+                i - 1
+            ));
+        }
+        text.push_str("  func.return %v64 : tensor<i64>\n}");
+        // 2^64 wraps to 0 in i64.
+        assert_eq!(fold_returned(&text).unwrap().values, [0]);
     }
 
     #[test]
