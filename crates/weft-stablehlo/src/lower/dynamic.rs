@@ -54,7 +54,16 @@ impl Lowering<'_> {
 
     /// Lowers one of the dynamic-shape ops of the table above.
     pub(crate) fn lower_dynamic(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
-        let name = self.name_for(op, "op");
+        // Without a location name, the instruction is named for what it became.
+        let became = match kind {
+            OpKind::DynamicIota => "iota",
+            OpKind::DynamicReshape => "reshape",
+            OpKind::DynamicPad => "pad",
+            OpKind::RealDynamicSlice => "slice",
+            OpKind::GetDimensionSize => "get-dimension-size",
+            _ => "op",
+        };
+        let name = self.name_for(op, became);
         let instr = match kind {
             OpKind::DynamicIota => {
                 let dims = self.shape_operand(op, 0, "output_shape")?;
