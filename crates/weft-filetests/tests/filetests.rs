@@ -50,7 +50,9 @@
 //!   shapes and values go there.
 //! - `interpret` on a `.mlir` file: every `// -----` case is lowered and run
 //!   as `weft interpret` runs it, on one device, with the entry arguments of
-//!   an `// args: [dense<…> : tensor<…>, …]` header line. Every case must
+//!   an `// args: [dense<…> : tensor<…>, …]` header line (which also fix the
+//!   shapes a shape-polymorphic program leaves to run time, as
+//!   [`weft_stablehlo::lower::lower_for_arguments`] does). Every case must
 //!   pass its `check.*` ops, unless its text holds `// expect-failure` (then
 //!   it must fail). Each case's result, or its failure, goes to
 //!   `<file>.interpret.expected`.
