@@ -438,6 +438,33 @@ func.func @main(%n: tensor<i64>, %x: tensor<?x3xf32>) -> (tensor<?xf32>, tensor<
     }
 
     #[test]
+    fn shape_operands_and_attributes_refine_rng_top_k_and_fft() {
+        let types = refined_results(
+            r#"
+func.func @main(%n: tensor<i64>, %x: tensor<?x8xf32>) -> (tensor<?x?xf32>, tensor<?x3xf32>, tensor<?x5xcomplex<f32>>) {
+  %low = stablehlo.constant dense<0.0> : tensor<f32>
+  %high = stablehlo.constant dense<1.0> : tensor<f32>
+  %size = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %size, %size, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %noise = stablehlo.rng %low, %high, %shape, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %top:2 = chlo.top_k(%x, k = 3) : tensor<?x8xf32> -> (tensor<?x3xf32>, tensor<?x3xi32>)
+  %spectrum = stablehlo.fft %x, type = RFFT, length = [8] : (tensor<?x8xf32>) -> tensor<?x5xcomplex<f32>>
+  func.return %noise, %top#0, %spectrum : tensor<?x?xf32>, tensor<?x3xf32>, tensor<?x5xcomplex<f32>>
+}"#,
+            &[scalar(2), ArrayLiteral::zeros(ElementType::F32, &[6, 8])],
+        )
+        .unwrap();
+        assert_eq!(
+            types,
+            [
+                "tensor<2x2xf32>",
+                "tensor<6x3xf32>",
+                "tensor<6x5xcomplex<f32>>"
+            ]
+        );
+    }
+
+    #[test]
     fn a_size_that_disagrees_with_a_static_one_is_refused() {
         let error = refined_results(
             r#"

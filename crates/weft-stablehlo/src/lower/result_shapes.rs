@@ -278,14 +278,36 @@ impl<'b> ShapeInference<'b> {
                 };
                 vec![self.convolution(op, &operand_sizes(0)?, &operand_sizes(1)?, padding)?]
             }
-            K::ChloTopK
-            | K::CustomCall
-            | K::Composite
-            | K::Fft
-            | K::Reshape
-            | K::Iota
-            | K::Rng
-            | K::RngBitGenerator => {
+            K::Rng => known(fold(2, "shape")?),
+            K::ChloTopK => {
+                // Values and indices: the operand with its last dimension cut to k.
+                let mut sizes = operand_sizes(0)?;
+                let k = integer_attribute(self.body.attribute(op, "k"))
+                    .ok_or_else(|| format!("'{name}' lacks its k"))?;
+                if let Some(last) = sizes.last_mut() {
+                    *last = Some(k);
+                }
+                vec![sizes.clone(), sizes]
+            }
+            K::Fft => {
+                // The transformed dimensions are the last ones; a real
+                // transform keeps n/2 + 1 complex values of the last.
+                let mut sizes = operand_sizes(0)?;
+                let lengths = ints("fft_length")?;
+                let fft_type = crate::ir::dialect_attr::enum_keyword(
+                    self.body.attribute(op, "fft_type"),
+                    "fft_type",
+                );
+                if let (Some(last), Some(&length)) = (sizes.last_mut(), lengths.last()) {
+                    match fft_type {
+                        Some("RFFT") => *last = Some(length / 2 + 1),
+                        Some("IRFFT") => *last = Some(length),
+                        _ => {}
+                    }
+                }
+                vec![sizes]
+            }
+            K::CustomCall | K::Composite | K::Reshape | K::Iota | K::RngBitGenerator => {
                 return Err(format!(
                     "weft does not infer the result shape of '{name}' from its operands"
                 ));
