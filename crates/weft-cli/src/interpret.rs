@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use weft_ir::diagnostic::line_col;
+use weft_ir::literal::ArrayLiteral;
 use weft_stablehlo::text::driver;
 use weft_stablehlo::text::split::split_input_file;
 
@@ -52,11 +53,7 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
         ),
     };
     let arguments = match argument_text.map(driver::parse_arguments).transpose() {
-        Ok(literals) => literals
-            .unwrap_or_default()
-            .iter()
-            .map(|literal| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(literal)))
-            .collect::<Vec<_>>(),
+        Ok(literals) => literals.unwrap_or_default(),
         Err(message) => {
             eprintln!("error: {origin}: {message}");
             return ExitCode::FAILURE;
@@ -84,16 +81,21 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     }
 }
 
-fn run_case(text: &str, arguments: &[weft_runtime::Value], verbose: bool) -> Outcome {
+fn run_case(text: &str, arguments: &[ArrayLiteral], verbose: bool) -> Outcome {
     let body = match weft_stablehlo::text::parse(text) {
         Ok(body) => body,
         Err(d) => return Outcome::Failed(format!("does not parse: {}", d.message)),
     };
-    let module = match weft_stablehlo::lower::lower(&body) {
+    // The arguments fix the shapes the program leaves to run time.
+    let module = match weft_stablehlo::lower::lower_for_arguments(&body, arguments) {
         Ok(module) => module,
         Err(d) => return Outcome::Failed(d.message.clone()),
     };
-    match weft_runtime::run(&module, arguments.to_vec()) {
+    let values = arguments
+        .iter()
+        .map(|literal| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(literal)))
+        .collect();
+    match weft_runtime::run(&module, values) {
         Err(e) => Outcome::Failed(e.to_string()),
         Ok(evaluation) => {
             if verbose {

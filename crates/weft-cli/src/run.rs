@@ -781,7 +781,27 @@ fn load(
                 .map(|e| e.to_diagnostic(&body).render(&source.name, &source.text))
                 .collect());
         }
-        return weft_stablehlo::lower::lower(&body)
+        // Given inputs fix the shapes the program leaves to run time; only a
+        // program that needs them pays for reading them twice.
+        let lowered = match weft_stablehlo::lower::lower(&body) {
+            Ok(module) => Ok(module),
+            Err(error) if args.inputs.is_empty() => Err(error),
+            Err(_) => {
+                let inputs = args
+                    .inputs
+                    .iter()
+                    .map(|path| {
+                        let bytes = std::fs::read(path)
+                            .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+                        weft_runtime::npy::read(&bytes, None)
+                            .map(|tensor| tensor.to_literal())
+                            .map_err(|e| format!("error: {}: {e}", path.display()))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                weft_stablehlo::lower::lower_for_arguments(&body, &inputs)
+            }
+        };
+        return lowered
             .map(|module| (module, None))
             .map_err(|d| d.render(&source.name, &source.text));
     }

@@ -50,7 +50,9 @@
 //!   shapes and values go there.
 //! - `interpret` on a `.mlir` file: every `// -----` case is lowered and run
 //!   as `weft interpret` runs it, on one device, with the entry arguments of
-//!   an `// args: [dense<…> : tensor<…>, …]` header line. Every case must
+//!   an `// args: [dense<…> : tensor<…>, …]` header line (which also fix the
+//!   shapes a shape-polymorphic program leaves to run time, as
+//!   [`weft_stablehlo::lower::lower_for_arguments`] does). Every case must
 //!   pass its `check.*` ops, unless its text holds `// expect-failure` (then
 //!   it must fail). Each case's result, or its failure, goes to
 //!   `<file>.interpret.expected`.
@@ -802,11 +804,9 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
 /// one.
 fn run_interpret(source: &str, expected: &Path) -> Result<(), Failed> {
     let arguments = match source.lines().find_map(|l| l.strip_prefix("// args:")) {
-        Some(text) => mlir::driver::parse_arguments(text.trim())
-            .map_err(|e| format!("// args: {e}"))?
-            .iter()
-            .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
-            .collect(),
+        Some(text) => {
+            mlir::driver::parse_arguments(text.trim()).map_err(|e| format!("// args: {e}"))?
+        }
         None => Vec::new(),
     };
     let mut output = String::new();
@@ -833,10 +833,18 @@ fn run_interpret(source: &str, expected: &Path) -> Result<(), Failed> {
 }
 
 /// Lowers and runs one case; its result, or the first failure.
-fn interpret_case(text: &str, arguments: &[weft_runtime::Value]) -> Result<String, String> {
+fn interpret_case(
+    text: &str,
+    arguments: &[weft_ir::literal::ArrayLiteral],
+) -> Result<String, String> {
     let body = mlir::parse(text).map_err(|d| format!("does not parse: {}", d.message))?;
-    let module = weft_stablehlo::lower::lower(&body).map_err(|d| d.message.clone())?;
-    let evaluation = weft_runtime::run(&module, arguments.to_vec()).map_err(|e| e.to_string())?;
+    let module = weft_stablehlo::lower::lower_for_arguments(&body, arguments)
+        .map_err(|d| d.message.clone())?;
+    let values = arguments
+        .iter()
+        .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
+        .collect();
+    let evaluation = weft_runtime::run(&module, values).map_err(|e| e.to_string())?;
     match evaluation.check_failures.first() {
         Some(first) => Err(first.clone()),
         None => Ok(describe_values(&evaluation.result)),

@@ -55,6 +55,8 @@ pub enum Syntax {
     Pad,
     /// `stablehlo.get_dimension_size %x, dim = 0 : (t) -> tensor<i32>`.
     GetDimensionSize,
+    /// `stablehlo.set_dimension_size %x, %size, dim = 0 : (t, tensor<i32>) -> u`.
+    SetDimensionSize,
     /// `stablehlo.tuple %a, %b : tuple<t, u>`.
     Tuple,
     /// `stablehlo.get_tuple_element %t[0] : (tuple<t, u>) -> t`.
@@ -241,6 +243,7 @@ op_table! {
     DynamicGather, "stablehlo.dynamic_gather", Generic, ["dimension_numbers", "indices_are_sorted"];
     Scatter, "stablehlo.scatter", Generic, ["indices_are_sorted", "scatter_dimension_numbers", "unique_indices"];
     GetDimensionSize, "stablehlo.get_dimension_size", GetDimensionSize, ["dimension"];
+    SetDimensionSize, "stablehlo.set_dimension_size", SetDimensionSize, ["dimension"];
     Tuple, "stablehlo.tuple", Tuple, [];
     GetTupleElement, "stablehlo.get_tuple_element", GetTupleElement, ["index"];
     UniformQuantize, "stablehlo.uniform_quantize", FunctionalType, [];
@@ -250,6 +253,7 @@ op_table! {
     Dot, "stablehlo.dot", Dot, ["precision_config"];
     DotGeneral, "stablehlo.dot_general", DotGeneral, ["algorithm", "dot_dimension_numbers", "precision_config"];
     Convolution, "stablehlo.convolution", Convolution, ["batch_group_count", "dimension_numbers", "feature_group_count", "lhs_dilation", "padding", "precision_config", "rhs_dilation", "window_reversal", "window_strides"];
+    DynamicConv, "stablehlo.dynamic_conv", Generic, ["batch_group_count", "dimension_numbers", "feature_group_count", "lhs_dilation", "precision_config", "rhs_dilation", "window_reversal", "window_strides"];
     Fft, "stablehlo.fft", Fft, ["fft_length", "fft_type"];
     TriangularSolve, "stablehlo.triangular_solve", Generic, ["left_side", "lower", "transpose_a", "unit_diagonal"];
     Cholesky, "stablehlo.cholesky", Cholesky, ["lower"];

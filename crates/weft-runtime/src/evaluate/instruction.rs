@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap;
 use weft_ir::attrs::Attrs;
 use weft_ir::{Instr, Module, Opcode, Shape, ShapeData};
 
-use super::{Evaluator, RunError, data_movement, dot, elementwise};
+use super::{Evaluator, RunError, data_movement, dimension_size, dot, elementwise};
 use crate::numbers::{Numbers, convert_numbers, decode, encode};
 use crate::tensor::{Tensor, Value};
 
@@ -224,6 +224,19 @@ impl Evaluator<'_> {
                     .first()
                     .ok_or_else(|| self.error(instr, "concatenate without a dimension"))?;
                 Value::Tensor(data_movement::concatenate(&parts, dimension as usize))
+            }
+            (O::GetDimensionSize, Attrs::Dimensions { dimensions }) => {
+                let dimension = dimensions.first().copied().unwrap_or(-1);
+                kernel(dimension_size::get_dimension_size(tensor(0)?, dimension))?
+            }
+            (O::SetDimensionSize, Attrs::Dimensions { dimensions }) => {
+                let dimension = dimensions.first().copied().unwrap_or(-1);
+                let size = self.indices(instr, environment, 1)?[0];
+                kernel(dimension_size::set_dimension_size(
+                    tensor(0)?,
+                    size,
+                    dimension,
+                ))?
             }
             (O::Pad, Attrs::Pad(config)) => {
                 Value::Tensor(data_movement::pad(tensor(0)?, tensor(1)?, config))

@@ -23,6 +23,7 @@ mod complex;
 mod control;
 mod convolution;
 mod data_movement;
+mod dimension_size;
 mod dot;
 mod element_access;
 mod elementwise;

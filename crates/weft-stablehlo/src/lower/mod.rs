@@ -42,14 +42,19 @@ mod collectives;
 pub(crate) use collectives::synchronous_name;
 mod control;
 mod decompositions;
+mod dynamic;
 mod ops;
 mod partition;
+mod refine;
+mod result_shapes;
 mod run_parallel;
+mod shape_folding;
 mod shapes;
 mod testing;
 
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
+use weft_ir::literal::ArrayLiteral;
 use weft_ir::names::NameUniquer;
 use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
 
@@ -60,10 +65,37 @@ use crate::ops::OpKind;
 /// A lowering error, located at the op it is about.
 pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
 
-/// Lowers `body` to the HLO module each device runs.
+/// Lowers `body` to the HLO module each device runs. Its shapes must be
+/// static, or follow from constants ([`refine`]).
 pub fn lower(body: &Body) -> LowerResult<Module> {
+    lower_refined(body, None)
+}
+
+/// Lowers `body` for a run whose entry function takes `arguments`: the
+/// entry's `?` dimensions take the arguments' shapes, and shapes computed from
+/// integer arguments fold with their values ([`refine`]). The module is for
+/// these arguments: other shapes or shape-giving values need another lowering.
+pub fn lower_for_arguments(body: &Body, arguments: &[ArrayLiteral]) -> LowerResult<Module> {
+    lower_refined(body, Some(arguments))
+}
+
+fn lower_refined(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult<Module> {
+    let entry_func = entry_function(body)?;
+    let mut known_values = arguments
+        .map(|arguments| refine::known_arguments(body, entry_func, arguments))
+        .unwrap_or_default();
+    // Only a program with `?` dimensions pays for a copy.
+    let refined;
+    let body = if refine::needs_refinement(body) {
+        let mut copy = body.clone();
+        refine::refine(&mut copy, entry_func, &mut known_values, arguments)?;
+        refined = copy;
+        &refined
+    } else {
+        body
+    };
     let mut lowering = Lowering::new(body)?;
-    let entry_func = lowering.entry_function()?;
+    lowering.known_values = known_values;
     let entry = lowering.lower_function(entry_func, true)?;
     lowering.module.entry = Some(entry);
     lowering.finish(entry);
@@ -96,6 +128,9 @@ pub(crate) struct Lowering<'b> {
     /// What must follow the done of an async start (an all-to-all's
     /// reshape and transpose).
     pub(crate) after_done: FxHashMap<Instr, collectives::AfterDone>,
+    /// The contents of the entry arguments the caller supplied, for folding
+    /// shapes that depend on them.
+    pub(crate) known_values: FxHashMap<Value, shape_folding::Folded>,
 }
 
 impl<'b> Lowering<'b> {
@@ -113,6 +148,7 @@ impl<'b> Lowering<'b> {
             distribution: partition::Distribution::default(),
             next_channel: 1,
             after_done: FxHashMap::default(),
+            known_values: FxHashMap::default(),
         };
         let module_op = body.module;
         let replicas = integer_attribute(body.attribute(module_op, "mhlo.num_replicas"));
@@ -152,31 +188,6 @@ impl<'b> Lowering<'b> {
         });
         lowering.next_channel = highest + 1;
         Ok(lowering)
-    }
-
-    /// `@main`, else the only public function, else the only function.
-    fn entry_function(&self) -> LowerResult<Op> {
-        if let Some(&main) = self.functions.get("main") {
-            return Ok(main);
-        }
-        let functions = self.body.functions();
-        let public: Vec<Op> = functions
-            .iter()
-            .copied()
-            .filter(|&f| {
-                self.body
-                    .attribute(f, "sym_visibility")
-                    .and_then(Attribute::as_str)
-                    .is_none_or(|v| v == "public")
-            })
-            .collect();
-        match (public.as_slice(), functions.as_slice()) {
-            ([only], _) | (_, [only]) => Ok(*only),
-            _ => Err(Box::new(
-                Diagnostic::error(Span::default(), "no entry function to lower")
-                    .with_hint("name the entry function @main"),
-            )),
-        }
     }
 
     /// Orders computations so callees come first, from the entry.
@@ -512,12 +523,7 @@ impl<'b> Lowering<'b> {
 
     /// An error located at `op`.
     pub(crate) fn error(&self, op: Op, message: impl Into<String>) -> Box<Diagnostic> {
-        let span = self.body.span(op).unwrap_or_default();
-        let name = self.body.ops[op].name.as_str();
-        Box::new(Diagnostic::error(
-            span,
-            format!("cannot lower '{name}': {}", message.into()),
-        ))
+        Box::new(op_error(self.body, op, message))
     }
 
     /// An error located at `op`, with a hint.
@@ -537,6 +543,40 @@ impl<'b> Lowering<'b> {
         self.next_channel += 1;
         id
     }
+}
+
+/// `@main`, else the only public function, else the only function.
+fn entry_function(body: &Body) -> LowerResult<Op> {
+    let functions = body.functions();
+    if let Some(&main) = functions
+        .iter()
+        .find(|&&f| body.symbol_name(f) == Some("main"))
+    {
+        return Ok(main);
+    }
+    let public: Vec<Op> = functions
+        .iter()
+        .copied()
+        .filter(|&f| {
+            body.attribute(f, "sym_visibility")
+                .and_then(Attribute::as_str)
+                .is_none_or(|v| v == "public")
+        })
+        .collect();
+    match (public.as_slice(), functions.as_slice()) {
+        ([only], _) | (_, [only]) => Ok(*only),
+        _ => Err(Box::new(
+            Diagnostic::error(Span::default(), "no entry function to lower")
+                .with_hint("name the entry function @main"),
+        )),
+    }
+}
+
+/// A lowering error located at `op` of `body`, naming it.
+pub(crate) fn op_error(body: &Body, op: Op, message: impl Into<String>) -> Diagnostic {
+    let span = body.span(op).unwrap_or_default();
+    let name = body.ops[op].name.as_str();
+    Diagnostic::error(span, format!("cannot lower '{name}': {}", message.into()))
 }
 
 /// The module's name: `@jit_f` gives `jit_f`.

@@ -182,17 +182,6 @@ impl Lowering<'_> {
                     Attrs::GetTupleElement { index },
                 )
             }
-            K::GetDimensionSize => {
-                let dimension = self.int(op, "dimension")?;
-                self.one_instruction(
-                    comp,
-                    op,
-                    Opcode::GetDimensionSize,
-                    Attrs::Dimensions {
-                        dimensions: vec![dimension].into(),
-                    },
-                )
-            }
             K::ReducePrecision => {
                 let exponent_bits = self.int(op, "exponent_bits")?;
                 let mantissa_bits = self.int(op, "mantissa_bits")?;
@@ -209,7 +198,7 @@ impl Lowering<'_> {
             K::Gather | K::DynamicGather => self.gather(comp, op, kind),
             K::Dot => self.dot(comp, op),
             K::DotGeneral => self.dot_general(comp, op),
-            K::Convolution => self.convolution(comp, op),
+            K::Convolution | K::DynamicConv => self.convolution(comp, op, kind),
             K::Fft => self.fft(comp, op),
             K::Cholesky => {
                 let lower = self.flag(op, "lower");
@@ -224,20 +213,13 @@ impl Lowering<'_> {
             K::BatchNormGrad | K::BatchNormInference | K::BatchNormTraining => {
                 self.batch_norm(comp, op, kind)
             }
-            K::DynamicBroadcastInDim
-                if self
-                    .body
-                    .ty(self.body.ops[op].results[0])
-                    .static_dims()
-                    .is_some() =>
-            {
-                self.broadcast_in_dim(comp, op)
-            }
             K::DynamicIota
             | K::DynamicReshape
             | K::DynamicBroadcastInDim
             | K::DynamicPad
-            | K::RealDynamicSlice => self.static_dynamic_op(comp, op, kind),
+            | K::RealDynamicSlice
+            | K::GetDimensionSize
+            | K::SetDimensionSize => self.lower_dynamic(comp, op, kind),
             K::UniformQuantize | K::UniformDequantize => self.quantization(comp, op, kind),
             K::ChloErfc => self.erfc(comp, op),
             K::ChloErfInv => self.erf_inv(comp, op),
@@ -443,9 +425,19 @@ impl Lowering<'_> {
     /// `broadcast` cannot: such dimensions are first reshaped away, as XLA's
     /// translation does.
     fn broadcast_in_dim(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+        let shape = self.result_shape(op)?;
+        self.broadcast_in_dim_to(comp, op, shape)
+    }
+
+    /// `broadcast_in_dim` of `op`'s first operand to `shape`.
+    pub(crate) fn broadcast_in_dim_to(
+        &mut self,
+        comp: Comp,
+        op: Op,
+        shape: Shape,
+    ) -> LowerResult<()> {
         let dims = self.ints(op, "broadcast_dimensions")?;
         let operand = self.operands(op)?[0];
-        let shape = self.result_shape(op)?;
         let operand_shape = self.module.shape_of(operand);
         let (Some(input), Some(output)) = (
             self.module.shapes.as_array(operand_shape).cloned(),
@@ -507,8 +499,7 @@ impl Lowering<'_> {
                 .ok_or_else(|| self.error(op, format!("unreadable gather field '{name}'")))
         };
         let slice_sizes = if kind == OpKind::DynamicGather {
-            let sizes = self.body.ops[op].operands[2];
-            self.constant_ints(op, sizes)?
+            self.shape_operand(op, 2, "slice_sizes")?
         } else {
             self.ints(op, "slice_sizes")?
         };
@@ -621,7 +612,8 @@ impl Lowering<'_> {
         self.one_instruction(comp, op, Opcode::RaggedDot, Attrs::Dot(Box::new(attrs)))
     }
 
-    fn convolution(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+    /// `convolution`, or `dynamic_conv` whose padding operand folds.
+    fn convolution(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
         let dims = ConvDimensions::from_attribute(self.body.attribute(op, "dimension_numbers"))
             .ok_or_else(|| self.error(op, "unreadable convolution dimension_numbers"))?;
         let spatial = dims.input.spatial.len();
@@ -635,7 +627,11 @@ impl Lowering<'_> {
         let lhs_dilation = self.optional_ints(op, "lhs_dilation")?;
         let rhs_dilation = self.optional_ints(op, "rhs_dilation")?;
         let reversal = self.optional_ints(op, "window_reversal")?;
-        let pads = self.optional_ints(op, "padding")?;
+        let pads = if kind == OpKind::DynamicConv {
+            Some(self.shape_operand(op, 2, "padding")?)
+        } else {
+            self.optional_ints(op, "padding")?
+        };
         let window_dims = (0..spatial)
             .map(|k| {
                 let size = kernel_dims[dims.kernel.spatial[k] as usize];
@@ -660,12 +656,19 @@ impl Lowering<'_> {
             precision: self.precision(op)?,
             ..ConvolutionAttrs::default()
         };
-        self.one_instruction(
+        let operands = self.operands(op)?;
+        let shape = self.result_shape(op)?;
+        let name = self.name_for(op, "convolution");
+        let instr = self.emit(
             comp,
-            op,
+            &name,
             Opcode::Convolution,
+            shape,
+            operands[..2].to_vec(),
             Attrs::Convolution(Box::new(attrs)),
-        )
+        );
+        self.bind_results(comp, op, instr);
+        Ok(())
     }
 
     fn fft(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
@@ -885,122 +888,6 @@ impl Lowering<'_> {
         )
     }
 
-    /// The dynamic-shape ops with a static result lower to their static forms;
-    /// their shape operands must then be constants.
-    fn static_dynamic_op(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
-        let result = self.body.ops[op].results[0];
-        if self.body.ty(result).static_dims().is_none() {
-            return Err(self.error_with_hint(
-                op,
-                "the result has a dynamic shape",
-                "HLO needs static shapes; give the result a static type",
-            ));
-        }
-        let operands = self.operands(op)?;
-        let shape = self.result_shape(op)?;
-        let name = self.name_for(op, "op");
-        let instr = match kind {
-            OpKind::DynamicIota => {
-                let dimension = self.int(op, "iota_dimension")?;
-                self.emit(
-                    comp,
-                    &name,
-                    Opcode::Iota,
-                    shape,
-                    Vec::new(),
-                    Attrs::Iota { dimension },
-                )
-            }
-            OpKind::DynamicReshape => self.emit(
-                comp,
-                &name,
-                Opcode::Reshape,
-                shape,
-                vec![operands[0]],
-                Attrs::plain(),
-            ),
-            OpKind::DynamicBroadcastInDim => {
-                let dimensions = self.ints(op, "broadcast_dimensions")?;
-                let operand_dims = self.body.ty(self.body.ops[op].operands[0]).static_dims();
-                let result_dims = self.body.ty(result).static_dims().expect("checked");
-                let stretches = operand_dims.as_ref().is_none_or(|dims| {
-                    dims.iter()
-                        .zip(&dimensions)
-                        .any(|(&from, &d)| from != result_dims[d as usize])
-                });
-                if stretches {
-                    return Err(self.error(
-                        op,
-                        "dynamic_broadcast_in_dim that stretches a dimension is not lowered",
-                    ));
-                }
-                self.emit(
-                    comp,
-                    &name,
-                    Opcode::Broadcast,
-                    shape,
-                    vec![operands[0]],
-                    Attrs::Dimensions {
-                        dimensions: dimensions.into(),
-                    },
-                )
-            }
-            OpKind::DynamicPad => {
-                let values = &self.body.ops[op].operands;
-                let (low, high, interior) = (values[2], values[3], values[4]);
-                let low = self.constant_ints(op, low)?;
-                let high = self.constant_ints(op, high)?;
-                let interior = self.constant_ints(op, interior)?;
-                self.emit(
-                    comp,
-                    &name,
-                    Opcode::Pad,
-                    shape,
-                    operands[..2].to_vec(),
-                    Attrs::Pad(padding(&low, &high, &interior)),
-                )
-            }
-            _ => {
-                let values = &self.body.ops[op].operands;
-                let (start, limit, stride) = (values[1], values[2], values[3]);
-                let starts = self.constant_ints(op, start)?;
-                let limits = self.constant_ints(op, limit)?;
-                let strides = self.constant_ints(op, stride)?;
-                let ranges = (0..starts.len())
-                    .map(|i| SliceRange {
-                        start: starts[i],
-                        limit: limits[i],
-                        stride: strides[i],
-                    })
-                    .collect();
-                self.emit(
-                    comp,
-                    &name,
-                    Opcode::Slice,
-                    shape,
-                    vec![operands[0]],
-                    Attrs::Slice(ranges),
-                )
-            }
-        };
-        self.bind_results(comp, op, instr);
-        Ok(())
-    }
-
-    /// The integers of a value defined by a `stablehlo.constant`.
-    pub(crate) fn constant_ints(&self, op: Op, value: crate::ir::Value) -> LowerResult<Vec<i64>> {
-        let crate::ir::ValueDef::Result(def, _) = self.body.values[value].def else {
-            return Err(self.error(op, "a shape operand must be a constant"));
-        };
-        if self.body.ops[def].name.kind() != Some(OpKind::Constant) {
-            return Err(self.error(op, "a shape operand must be a constant"));
-        }
-        self.body
-            .attribute(def, "value")
-            .and_then(integer_list)
-            .ok_or_else(|| self.error(op, "a shape operand must be an integer constant"))
-    }
-
     /// A scalar constant of `element` type holding `value`, in `comp`.
     pub(crate) fn scalar_constant(
         &mut self,
@@ -1092,7 +979,7 @@ pub(crate) fn integer_list(attribute: &Attribute) -> Option<Vec<i64>> {
 }
 
 /// HLO padding from low, high and interior amounts.
-fn padding(low: &[i64], high: &[i64], interior: &[i64]) -> PaddingConfig {
+pub(crate) fn padding(low: &[i64], high: &[i64], interior: &[i64]) -> PaddingConfig {
     PaddingConfig {
         dims: (0..low.len())
             .map(|i| PaddingDim {

@@ -12,6 +12,7 @@
 //! - `stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 2] : (t, i, j) -> u`
 //! - `stablehlo.pad %x, %v, low = [1], high = [0], interior = [2] : (t, v) -> u`
 //! - `stablehlo.get_dimension_size %x, dim = 1 : (t) -> tensor<i32>`
+//! - `stablehlo.set_dimension_size %x, %size, dim = 1 : (t, tensor<i32>) -> u`
 //! - `stablehlo.tuple %a, %b : tuple<t, u>`
 //! - `stablehlo.get_tuple_element %t[0] : (tuple<t, u>) -> t`
 //!
@@ -73,6 +74,7 @@ pub(super) fn clause_form(syntax: Syntax) -> Option<&'static ClauseForm> {
         Syntax::DynamicSlice => &DYNAMIC_SLICE,
         Syntax::Pad => &PAD,
         Syntax::GetDimensionSize => &GET_DIMENSION_SIZE,
+        Syntax::SetDimensionSize => &SET_DIMENSION_SIZE,
         Syntax::Rng => &super::misc::RNG,
         Syntax::RngBitGenerator => &super::misc::RNG_BIT_GENERATOR,
         Syntax::Fft => &super::misc::FFT,
@@ -284,6 +286,17 @@ static PAD: ClauseForm = ClauseForm {
 
 static GET_DIMENSION_SIZE: ClauseForm = ClauseForm {
     operands: Arity::Exactly(1),
+    clauses: &[Clause::Integer {
+        keyword: "dim",
+        property: "dimension",
+        width: 64,
+    }],
+    types: TypeTail::Functional,
+    results: 1,
+};
+
+static SET_DIMENSION_SIZE: ClauseForm = ClauseForm {
+    operands: Arity::Exactly(2),
     clauses: &[Clause::Integer {
         keyword: "dim",
         property: "dimension",

@@ -57,6 +57,7 @@ pub(crate) fn parse_custom(p: &mut Parser<'_>, name: OpName, syntax: Syntax) -> 
         | Syntax::DynamicSlice
         | Syntax::Pad
         | Syntax::GetDimensionSize
+        | Syntax::SetDimensionSize
         | Syntax::Tuple
         | Syntax::GetTupleElement => data_movement::parse(p, name, syntax),
         Syntax::Select
@@ -114,6 +115,7 @@ pub(crate) fn print_custom(pr: &mut Printer<'_>, op: Op, syntax: Syntax) -> bool
         | Syntax::DynamicSlice
         | Syntax::Pad
         | Syntax::GetDimensionSize
+        | Syntax::SetDimensionSize
         | Syntax::Tuple
         | Syntax::GetTupleElement => data_movement::print(pr, op, syntax),
         Syntax::Select
