@@ -87,6 +87,9 @@ impl Lowering<'_> {
                 "a bitcast between i1 and a wider type has no HLO equivalent (HLO's pred takes a byte)",
             ));
         }
+        if super::chlo::is_elementwise(kind) {
+            return self.lower_chlo(comp, op, kind);
+        }
         if let Some(opcode) = plain_opcode(kind) {
             if dequantizes(kind) && self.touches_quantized(op) {
                 return self.quantized_elementwise(comp, op, opcode);
@@ -239,8 +242,8 @@ impl Lowering<'_> {
             | K::DynamicPad
             | K::RealDynamicSlice => self.static_dynamic_op(comp, op, kind),
             K::UniformQuantize | K::UniformDequantize => self.quantization(comp, op, kind),
-            K::ChloErfc => self.erfc(comp, op),
-            K::ChloErfInv => self.erf_inv(comp, op),
+            K::ChloConstant => self.constant(comp, op),
+            K::ChloConstantLike => self.constant_like(comp, op),
             K::ChloTopK => {
                 let k = self.int(op, "k")?;
                 let largest = self
