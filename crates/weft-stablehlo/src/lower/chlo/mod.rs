@@ -223,3 +223,99 @@ pub(super) fn require_float(
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use weft_ir::{ElementType, Module, Opcode};
+
+    use crate::ops::{OpKind, Syntax};
+
+    /// `text` lowered to a module that verifies, or the lowering's message.
+    fn lowered(text: &str) -> Result<Module, String> {
+        let body = crate::text::parse(text).map_err(|d| d.render("test", text))?;
+        let module = crate::lower::lower(&body).map_err(|d| d.render("test", text))?;
+        if let Err(errors) = weft_ir::verify(&module) {
+            let list: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
+            panic!("the lowered module does not verify: {}", list.join("\n"));
+        }
+        Ok(module)
+    }
+
+    fn unary(op: &str, ty: &str) -> String {
+        format!(
+            "func.func @main(%x: tensor<4x{ty}>) -> tensor<4x{ty}> {{\n  %r = chlo.{op} %x : tensor<4x{ty}> -> tensor<4x{ty}>\n  return %r : tensor<4x{ty}>\n}}\n"
+        )
+    }
+
+    fn opcodes(module: &Module) -> Vec<Opcode> {
+        module
+            .all_instrs()
+            .map(|i| module.instr(i).opcode)
+            .collect()
+    }
+
+    #[test]
+    fn every_elementwise_chlo_op_has_a_rule_and_a_chlo_syntax() {
+        for &kind in OpKind::ALL {
+            if !kind.name().starts_with("chlo.") {
+                continue;
+            }
+            let elementwise = matches!(
+                kind.syntax(),
+                Syntax::ChloUnary | Syntax::ChloBinary | Syntax::ChloBroadcast
+            );
+            assert_eq!(super::is_elementwise(kind), elementwise, "{}", kind.name());
+        }
+    }
+
+    #[test]
+    fn narrow_floats_compute_in_f32_where_xla_upcasts() {
+        let module = lowered(&unary("lgamma", "bf16")).unwrap();
+        let converts: Vec<_> = module
+            .all_instrs()
+            .filter(|&i| module.instr(i).opcode == Opcode::Convert)
+            .collect();
+        assert_eq!(converts.len(), 2, "one convert in, one out");
+        let root = module.comp(module.entry().unwrap()).root.unwrap();
+        assert_eq!(module.instr(root).opcode, Opcode::Convert);
+        let arithmetic = module
+            .all_instrs()
+            .find(|&i| module.instr(i).opcode == Opcode::Log)
+            .unwrap();
+        let shape = module.shape_of(arithmetic);
+        assert_eq!(
+            module.shapes.as_array(shape).unwrap().elem,
+            ElementType::F32
+        );
+        // The inverse trigonometric family computes in the operand type.
+        let module = lowered(&unary("asinh", "bf16")).unwrap();
+        assert!(!opcodes(&module).contains(&Opcode::Convert));
+    }
+
+    #[test]
+    fn one_instruction_ops_stay_one_instruction() {
+        let module = lowered(&unary("tan", "f32")).unwrap();
+        assert_eq!(opcodes(&module), vec![Opcode::Parameter, Opcode::Tan]);
+    }
+
+    #[test]
+    fn broadcasting_reshapes_away_stretched_dimensions() {
+        let text = "func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<2x3xf32> {\n  %r = chlo.broadcast_add %a, %b : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>\n  return %r : tensor<2x3xf32>\n}\n";
+        let module = lowered(text).unwrap();
+        let kinds = opcodes(&module);
+        assert!(kinds.contains(&Opcode::Reshape), "{kinds:?}");
+        assert!(kinds.contains(&Opcode::Broadcast), "{kinds:?}");
+    }
+
+    #[test]
+    fn unsupported_forms_are_located_errors() {
+        let error = lowered(&unary("asin", "complex<f32>")).unwrap_err();
+        assert!(error.contains("asin of c64 is not lowered yet"), "{error}");
+        assert!(error.contains("test:2"), "located at the op: {error}");
+        let error = lowered(&unary("lgamma", "i32")).unwrap_err();
+        assert!(error.contains("lgamma of s32 is not supported"), "{error}");
+        let text = "func.func @main(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {\n  %r = chlo.broadcast_add %a, %b {broadcast_dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>\n  return %r : tensor<2x3xf32>\n}\n";
+        let error = lowered(text).unwrap_err();
+        assert!(error.contains("NumPy's trailing alignment"), "{error}");
+    }
+}
