@@ -67,3 +67,25 @@ func.func @main() -> tensor<9xf16> {
   check.expect_close %r, %expected, max_ulp_difference = 1 : tensor<9xf16>, tensor<9xf16>
   func.return %r : tensor<9xf16>
 }
+
+// -----
+// chlo.sinh on complex<f32>: the e^(z + log 1/2) form only
+func.func @main() -> tensor<6xcomplex<f32>> {
+  %x0 = stablehlo.constant dense<[(0.5, 0.25), (-0.3, -2.0), (1.0, 0.0), (-1.5, 0.001), (3.0, -7.0), (2.0e+01, 0.5)]> : tensor<6xcomplex<f32>>
+  %r = chlo.sinh %x0 : tensor<6xcomplex<f32>> -> tensor<6xcomplex<f32>>
+  // XLA:CPU's values (jax 0.10.2)
+  %expected = stablehlo.constant dense<[(0.5048957, 0.27897912), (0.12672514, -0.9505236), (1.1752012, 0.0), (-2.1292784, 0.0023524093), (7.5524983, -6.614319), (2.1288614e+08, 1.1630024e+08)]> : tensor<6xcomplex<f32>>
+  check.expect_close %r, %expected, max_ulp_difference = 3 : tensor<6xcomplex<f32>>, tensor<6xcomplex<f32>>
+  func.return %r : tensor<6xcomplex<f32>>
+}
+
+// -----
+// chlo.cosh on complex<f64>
+func.func @main() -> tensor<6xcomplex<f64>> {
+  %x0 = stablehlo.constant dense<[(0.5, 0.25), (-0.3, -2.0), (1.0, 0.0), (-1.5, 0.001), (3.0, -7.0), (20.0, 0.5)]> : tensor<6xcomplex<f64>>
+  %r = chlo.cosh %x0 : tensor<6xcomplex<f64>> -> tensor<6xcomplex<f64>>
+  // XLA:CPU's values (jax 0.10.2)
+  %expected = stablehlo.constant dense<[(1.0925708047319176, 0.12892104172809826), (-0.43501431577561567, 0.27689951924768835), (1.543080634815244, 0.0), (2.352408439038538, -0.002129279100214926), (7.59003307458327, -6.581609574949267), (212886257.5638839, 116300292.56067625)]> : tensor<6xcomplex<f64>>
+  check.expect_close %r, %expected, max_ulp_difference = 1 : tensor<6xcomplex<f64>>, tensor<6xcomplex<f64>>
+  func.return %r : tensor<6xcomplex<f64>>
+}

@@ -20,7 +20,7 @@ fn part_type(element: ElementType) -> ElementType {
 }
 
 /// `(re z, im z)`.
-fn parts(a: &mut Arithmetic<'_, '_>, z: Instr) -> (Instr, Instr) {
+pub(super) fn parts(a: &mut Arithmetic<'_, '_>, z: Instr) -> (Instr, Instr) {
     let part = part_type(a.element(z));
     let shape = a.shape_with(z, part);
     let real = a.emit(Opcode::Real, shape, vec![z], Attrs::plain());
@@ -29,7 +29,12 @@ fn parts(a: &mut Arithmetic<'_, '_>, z: Instr) -> (Instr, Instr) {
 }
 
 /// `complex(re, im)` of `like`'s complex type.
-fn complex(a: &mut Arithmetic<'_, '_>, real: Instr, imaginary: Instr, like: Instr) -> Instr {
+pub(super) fn complex(
+    a: &mut Arithmetic<'_, '_>,
+    real: Instr,
+    imaginary: Instr,
+    like: Instr,
+) -> Instr {
     let shape = a.shape_with(real, a.element(like));
     a.emit(
         Opcode::Complex,

@@ -10,23 +10,27 @@
 //!   `sign(x) (log 2 + log |x|)` from `sqrt(max)` on;
 //! - `atanh(x) = (log1p(x) - log1p(-x)) / 2`, NaN for `|x| > 1`.
 //!
-//! The complex forms (Hull et al.'s algorithm behind `_asin_acos_kernel`)
-//! are not lowered: they are reported as unsupported.
+//! Complex operands take the forms of [`super::inverse_trigonometric_complex`].
 
 use weft_ir::attrs::Direction;
 use weft_ir::{Instr, Opcode};
 
 use super::Arithmetic;
+use super::inverse_trigonometric_complex as complex;
 
-/// The error for a complex operand.
-fn complex_unsupported(arithmetic: &Arithmetic<'_, '_>, x: Instr, op: &str) -> Result<(), String> {
-    let element = arithmetic.element(x);
-    if element.is_complex() {
-        return Err(format!(
-            "{op} of {element} is not lowered yet (XLA expands it with Hull et al.'s complex algorithm)"
-        ));
+/// Complex operands take Hull et al.'s algorithm
+/// ([`super::inverse_trigonometric_complex`]); real ones must be floats.
+fn complex_form(
+    a: &mut Arithmetic<'_, '_>,
+    x: Instr,
+    op: &str,
+    form: fn(&mut Arithmetic<'_, '_>, Instr) -> Instr,
+) -> Result<Option<Instr>, String> {
+    if a.element(x).is_complex() {
+        return Ok(Some(form(a, x)));
     }
-    super::require_float(arithmetic, x, op)
+    super::require_float(a, x, op)?;
+    Ok(None)
 }
 
 /// `(1 - x)(1 + x)`, which is `1 - x²` without its cancellation near `|x| = 1`.
@@ -39,7 +43,9 @@ fn one_minus_square(a: &mut Arithmetic<'_, '_>, x: Instr) -> Instr {
 
 pub(super) fn asin(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "asin")?;
+    if let Some(value) = complex_form(a, x, "asin", complex::asin)? {
+        return Ok(value);
+    }
     let one = a.constant_like(1.0, x);
     let product = one_minus_square(a, x);
     let root = a.sqrt(product);
@@ -50,7 +56,9 @@ pub(super) fn asin(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Ins
 
 pub(super) fn acos(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "acos")?;
+    if let Some(value) = complex_form(a, x, "acos", complex::acos)? {
+        return Ok(value);
+    }
     let product = one_minus_square(a, x);
     let root = a.sqrt(product);
     Ok(a.binary(Opcode::Atan2, root, x))
@@ -58,14 +66,18 @@ pub(super) fn acos(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Ins
 
 pub(super) fn atan(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "atan")?;
+    if let Some(value) = complex_form(a, x, "atan", complex::atan)? {
+        return Ok(value);
+    }
     let one = a.constant_like(1.0, x);
     Ok(a.binary(Opcode::Atan2, x, one))
 }
 
 pub(super) fn acosh(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "acosh")?;
+    if let Some(value) = complex_form(a, x, "acosh", complex::acosh)? {
+        return Ok(value);
+    }
     let max = a.max_finite_like(x);
     let two = a.constant_like(2.0, x);
     let threshold = a.divide(max, two);
@@ -86,7 +98,9 @@ pub(super) fn acosh(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<In
 
 pub(super) fn asinh(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "asinh")?;
+    if let Some(value) = complex_form(a, x, "asinh", complex::asinh)? {
+        return Ok(value);
+    }
     let sign = a.unary(Opcode::Sign, x);
     let magnitude = a.abs(x);
     let max = a.max_finite_like(x);
@@ -110,7 +124,9 @@ pub(super) fn asinh(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<In
 
 pub(super) fn atanh(a: &mut Arithmetic<'_, '_>, operands: &[Instr]) -> Result<Instr, String> {
     let x = operands[0];
-    complex_unsupported(a, x, "atanh")?;
+    if let Some(value) = complex_form(a, x, "atanh", complex::atanh)? {
+        return Ok(value);
+    }
     let magnitude = a.abs(x);
     let one = a.constant_like(1.0, x);
     let outside = a.compare(Direction::Gt, magnitude, one);
@@ -129,8 +145,12 @@ pub(super) fn asin_acos_kernel(
     a: &mut Arithmetic<'_, '_>,
     operands: &[Instr],
 ) -> Result<Instr, String> {
-    let element = a.element(operands[0]);
-    Err(format!(
-        "_asin_acos_kernel of {element} is not lowered yet (XLA expands it with Hull et al.'s complex algorithm)"
-    ))
+    let z = operands[0];
+    let element = a.element(z);
+    if !element.is_complex() {
+        return Err(format!(
+            "_asin_acos_kernel of {element} is not supported (it takes complex numbers)"
+        ));
+    }
+    Ok(complex::kernel(a, z))
 }

@@ -30,6 +30,7 @@ mod error_function;
 mod gamma;
 mod hyperbolic;
 mod inverse_trigonometric;
+mod inverse_trigonometric_complex;
 mod next_after;
 mod zeta;
 
@@ -309,8 +310,11 @@ mod tests {
 
     #[test]
     fn unsupported_forms_are_located_errors() {
-        let error = lowered(&unary("asin", "complex<f32>")).unwrap_err();
-        assert!(error.contains("asin of c64 is not lowered yet"), "{error}");
+        let error = lowered(&unary("_asin_acos_kernel", "f32")).unwrap_err();
+        assert!(
+            error.contains("_asin_acos_kernel of f32 is not supported"),
+            "{error}"
+        );
         assert!(error.contains("test:2"), "located at the op: {error}");
         let error = lowered(&unary("lgamma", "i32")).unwrap_err();
         assert!(error.contains("lgamma of s32 is not supported"), "{error}");
