@@ -391,7 +391,10 @@ op_table! {
 /// StableHLO ops that are exactly one HLO instruction with no attributes,
 /// read both ways: the lowering maps each op to its opcode, the export each
 /// opcode to the first op listed for it (so `stablehlo.tan` before
-/// `chlo.tan`, `after_all` before `create_token`).
+/// `chlo.tan`, `after_all` before `create_token`). An elementwise chlo op
+/// lowers by its rule in `lower::chlo` instead, which for `chlo.erf` is XLA's
+/// polynomial, so HLO's `erf` exports to `chlo.erf` but does not come back
+/// as one instruction.
 pub(crate) const ONE_TO_ONE: &[(OpKind, weft_ir::Opcode)] = &[
     (OpKind::Abs, weft_ir::Opcode::Abs),
     (OpKind::Add, weft_ir::Opcode::Add),
