@@ -250,6 +250,11 @@ impl Lowering<'_> {
                     .body
                     .attribute(op, "largest")
                     .is_none_or(|a| !matches!(a, Attribute::Bool(false)));
+                // The dialect's default is a stable sort.
+                let is_stable = !matches!(
+                    self.body.attribute(op, "is_stable"),
+                    Some(Attribute::Bool(false))
+                );
                 self.one_instruction(
                     comp,
                     op,
@@ -257,7 +262,7 @@ impl Lowering<'_> {
                     Attrs::TopK {
                         k,
                         largest,
-                        is_stable: false,
+                        is_stable,
                     },
                 )
             }
