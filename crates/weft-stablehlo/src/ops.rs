@@ -33,6 +33,11 @@ pub enum Syntax {
     Compare,
     /// `chlo.erf_inv %a : t -> u`.
     ChloUnary,
+    /// `chlo.next_after %a, %b : t, u -> v`: two operands of one shape.
+    ChloBinary,
+    /// `chlo.broadcast_add %a, %b : (t, u) -> v`: the functional form, for ops
+    /// whose operands broadcast to the result's shape.
+    ChloBroadcast,
     /// `stablehlo.broadcast_in_dim %x, dims = [0] : (t) -> u`.
     BroadcastInDim,
     /// `stablehlo.dynamic_broadcast_in_dim %x, %shape, dims = [0] : (t, s) -> u`.
@@ -95,7 +100,8 @@ pub enum Syntax {
     While,
     /// `chlo.scan(%x) inits(%c) dimension=0 {…} : (t, u) -> (v, w)`.
     ChloScan,
-    /// `chlo.top_k(%x, k = 4) : t -> (u, v)`.
+    /// `chlo.top_k(%x, k = 4, is_stable = true) : t -> (u, v)` (`is_stable`
+    /// optional).
     ChloTopK,
     /// `check.expect_eq %a, %b : t`, `check.expect_almost_eq %a, %b, tolerance = 0.1 : t`.
     CheckOperands,
@@ -309,17 +315,64 @@ op_table! {
     // mhlo ops XLA's exporter leaves in StableHLO text
     MhloCopy, "mhlo.copy", SameOperandsAndResultType, ["cross_program_prefetch_index"];
 
-    // chlo ops JAX emits
+    // chlo: unary elementwise, `chlo.op %x : t -> u`
+    ChloAcos, "chlo.acos", ChloUnary, [];
+    ChloAcosh, "chlo.acosh", ChloUnary, [];
+    ChloAsin, "chlo.asin", ChloUnary, [];
+    ChloAsinAcosKernel, "chlo._asin_acos_kernel", ChloUnary, [];
+    ChloAsinh, "chlo.asinh", ChloUnary, [];
+    ChloAtan, "chlo.atan", ChloUnary, [];
+    ChloAtanh, "chlo.atanh", ChloUnary, [];
+    ChloBesselI1e, "chlo.bessel_i1e", ChloUnary, [];
+    ChloConj, "chlo.conj", ChloUnary, [];
+    ChloCosh, "chlo.cosh", ChloUnary, [];
+    ChloDigamma, "chlo.digamma", ChloUnary, [];
+    ChloErf, "chlo.erf", ChloUnary, [];
     ChloErfInv, "chlo.erf_inv", ChloUnary, [];
     ChloErfc, "chlo.erfc", ChloUnary, [];
-    ChloErf, "chlo.erf", ChloUnary, [];
+    ChloIsInf, "chlo.is_inf", ChloUnary, [];
+    ChloIsNegInf, "chlo.is_neg_inf", ChloUnary, [];
+    ChloIsPosInf, "chlo.is_pos_inf", ChloUnary, [];
     ChloLgamma, "chlo.lgamma", ChloUnary, [];
-    ChloDigamma, "chlo.digamma", ChloUnary, [];
+    ChloSinh, "chlo.sinh", ChloUnary, [];
+    ChloSquare, "chlo.square", ChloUnary, [];
     ChloTan, "chlo.tan", ChloUnary, [];
-    ChloMulhi, "chlo.mulhi", Generic, [];
+
+    // chlo: binary elementwise on equal shapes, `chlo.op %x, %y : t, u -> v`
+    ChloMulhi, "chlo.mulhi", ChloBinary, [];
+    ChloNextAfter, "chlo.next_after", ChloBinary, [];
+    ChloPolygamma, "chlo.polygamma", ChloBinary, [];
+    ChloZeta, "chlo.zeta", ChloBinary, [];
+
+    // chlo: elementwise with implicit broadcasting, `chlo.op %x, %y : (t, u) -> v`
+    ChloBroadcastAdd, "chlo.broadcast_add", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastAnd, "chlo.broadcast_and", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastAtan2, "chlo.broadcast_atan2", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastCompare, "chlo.broadcast_compare", ChloBroadcast, ["broadcast_dimensions", "compare_type", "comparison_direction"];
+    ChloBroadcastComplex, "chlo.broadcast_complex", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastDivide, "chlo.broadcast_divide", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastMaximum, "chlo.broadcast_maximum", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastMinimum, "chlo.broadcast_minimum", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastMultiply, "chlo.broadcast_multiply", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastNextAfter, "chlo.broadcast_next_after", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastOr, "chlo.broadcast_or", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastPolygamma, "chlo.broadcast_polygamma", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastPower, "chlo.broadcast_power", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastRemainder, "chlo.broadcast_remainder", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastSelect, "chlo.broadcast_select", ChloBroadcast, [];
+    ChloBroadcastShiftLeft, "chlo.broadcast_shift_left", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastShiftRightArithmetic, "chlo.broadcast_shift_right_arithmetic", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastShiftRightLogical, "chlo.broadcast_shift_right_logical", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastSubtract, "chlo.broadcast_subtract", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastXor, "chlo.broadcast_xor", ChloBroadcast, ["broadcast_dimensions"];
+    ChloBroadcastZeta, "chlo.broadcast_zeta", ChloBroadcast, ["broadcast_dimensions"];
+
+    // chlo: constants, linear algebra and the rest
+    ChloConstant, "chlo.constant", Constant, ["value"];
+    ChloConstantLike, "chlo.constant_like", Generic, ["value"];
     ChloRaggedDot, "chlo.ragged_dot", Generic, ["precision_config", "ragged_dot_dimension_numbers"];
-    ChloScan, "chlo.scan", ChloScan, ["dimension", "is_associative", "is_reverse", "operandSegmentSizes", "resultSegmentSizes"];
-    ChloTopK, "chlo.top_k", ChloTopK, ["k", "largest"];
+    ChloScan, "chlo.scan", ChloScan, ["dimension", "is_associative", "is_reverse", "operandSegmentSizes", "resultSegmentSizes", "scan_dim_size"];
+    ChloTopK, "chlo.top_k", ChloTopK, ["is_stable", "k", "largest"];
 
     // Shardy
     SdyMesh, "sdy.mesh", SdyMesh, ["mesh", "sym_name"];
@@ -342,7 +395,10 @@ op_table! {
 /// StableHLO ops that are exactly one HLO instruction with no attributes,
 /// read both ways: the lowering maps each op to its opcode, the export each
 /// opcode to the first op listed for it (so `stablehlo.tan` before
-/// `chlo.tan`, `after_all` before `create_token`).
+/// `chlo.tan`, `after_all` before `create_token`). An elementwise chlo op
+/// lowers by its rule in `lower::chlo` instead, which for `chlo.erf` is XLA's
+/// polynomial, so HLO's `erf` exports to `chlo.erf` but does not come back
+/// as one instruction.
 pub(crate) const ONE_TO_ONE: &[(OpKind, weft_ir::Opcode)] = &[
     (OpKind::Abs, weft_ir::Opcode::Abs),
     (OpKind::Add, weft_ir::Opcode::Add),

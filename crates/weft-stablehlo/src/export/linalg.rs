@@ -134,11 +134,21 @@ impl Exporter<'_> {
                 ];
                 self.one_op(block, instr, kind, attributes)
             }
-            (O::TopK, Attrs::TopK { k, largest, .. }) => {
+            (
+                O::TopK,
+                Attrs::TopK {
+                    k,
+                    largest,
+                    is_stable,
+                },
+            ) => {
                 let mut attributes = vec![("k", i64(*k))];
-                // chlo.top_k's `largest` defaults to true.
+                // chlo.top_k's `largest` and `is_stable` default to true.
                 if !largest {
                     attributes.push(("largest", Attribute::Bool(false)));
+                }
+                if !is_stable {
+                    attributes.push(("is_stable", Attribute::Bool(false)));
                 }
                 self.one_op(block, instr, OpKind::ChloTopK, attributes)
             }
@@ -1163,24 +1173,7 @@ ENTRY main {
             printed.contains("#chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>"),
             "{printed}"
         );
-        assert_attributes_survive(&original, &lowered, &[Opcode::RaggedDot]);
-        // chlo.top_k has no is_stable (it is stable by definition) and the
-        // lowering reads it back as unstable; k and largest must survive.
-        let (
-            Attrs::TopK { k, largest, .. },
-            Attrs::TopK {
-                k: original_k,
-                largest: original_largest,
-                ..
-            },
-        ) = (
-            attrs_of(&lowered, Opcode::TopK),
-            attrs_of(&original, Opcode::TopK),
-        )
-        else {
-            panic!("topk without its attributes");
-        };
-        assert_eq!((k, largest), (original_k, original_largest));
+        assert_attributes_survive(&original, &lowered, &[Opcode::RaggedDot, Opcode::TopK]);
     }
 
     #[test]

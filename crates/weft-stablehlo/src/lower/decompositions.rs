@@ -5,12 +5,11 @@
 //!   expressed type, converted to the storage type; `x = (q - zero_point) *
 //!   scale`; a quantized-to-quantized `uniform_quantize` dequantizes first;
 //! - elementwise arithmetic on quantized tensors: dequantize, compute in
-//!   the expressed type, quantize the result;
-//! - `chlo.erfc` as `1 - erf(x)`;
-//! - `chlo.erf_inv` with Giles' single-precision polynomial (as XLA's
-//!   `ErfInv32`), ±inf at ±1.
+//!   the expressed type, quantize the result.
+//!
+//! The CHLO ops have their own module, [`super::chlo`].
 
-use weft_ir::attrs::{Attrs, CompareType, Direction};
+use weft_ir::attrs::Attrs;
 use weft_ir::literal::{ArrayLiteral, Literal};
 use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
 
@@ -251,148 +250,6 @@ impl Lowering<'_> {
                 ))
             }
         }
-    }
-
-    /// `1 - erf(x)`.
-    pub(crate) fn erfc(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
-        let x = self.operands(op)?[0];
-        let shape = self.result_shape(op)?;
-        let name = self.name_for(op, "erfc");
-        let erf = self.emit(comp, &name, Opcode::Erf, shape, vec![x], Attrs::plain());
-        let element = self.element(shape);
-        let one = self.scalar_constant(comp, element, 1.0, &name);
-        let one = self.broadcast_scalar(comp, one, shape, &name);
-        let result = self.emit(
-            comp,
-            &name,
-            Opcode::Subtract,
-            shape,
-            vec![one, erf],
-            Attrs::plain(),
-        );
-        self.bind_results(comp, op, result);
-        Ok(())
-    }
-
-    /// Giles' approximation: with `w = -log((1 - x)(1 + x))`, a polynomial in
-    /// `w - 2.5` when `w < 5`, else in `sqrt(w) - 3`, times `x`; ±inf at ±1.
-    pub(crate) fn erf_inv(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
-        const SMALL: [f64; 9] = [
-            2.810_226_36e-08,
-            3.432_739_39e-07,
-            -3.523_387_7e-06,
-            -4.391_506_54e-06,
-            0.000_218_580_87,
-            -0.001_253_725_03,
-            -0.004_177_681_64,
-            0.246_640_727,
-            1.501_409_41,
-        ];
-        const LARGE: [f64; 9] = [
-            -0.000_200_214_257,
-            0.000_100_950_558,
-            0.001_349_343_22,
-            -0.003_673_428_44,
-            0.005_739_507_73,
-            -0.007_622_461_3,
-            0.009_438_870_47,
-            1.001_674_06,
-            2.832_976_82,
-        ];
-        let x = self.operands(op)?[0];
-        let shape = self.result_shape(op)?;
-        let name = self.name_for(op, "erf_inv");
-        let element = self.element(shape);
-        let constant = |lowering: &mut Self, value: f64| {
-            let scalar = lowering.scalar_constant(comp, element, value, &name);
-            lowering.broadcast_scalar(comp, scalar, shape, &name)
-        };
-        let binary = |lowering: &mut Self, opcode: Opcode, a: Instr, b: Instr| {
-            lowering.emit(comp, &name, opcode, shape, vec![a, b], Attrs::plain())
-        };
-        let one = constant(self, 1.0);
-        let one_minus = binary(self, Opcode::Subtract, one, x);
-        let one_plus = binary(self, Opcode::Add, one, x);
-        let product = binary(self, Opcode::Multiply, one_minus, one_plus);
-        let log = self.emit(
-            comp,
-            &name,
-            Opcode::Log,
-            shape,
-            vec![product],
-            Attrs::plain(),
-        );
-        let w = self.emit(
-            comp,
-            &name,
-            Opcode::Negate,
-            shape,
-            vec![log],
-            Attrs::plain(),
-        );
-        let two_and_a_half = constant(self, 2.5);
-        let small_argument = binary(self, Opcode::Subtract, w, two_and_a_half);
-        let root = self.emit(comp, &name, Opcode::Sqrt, shape, vec![w], Attrs::plain());
-        let three = constant(self, 3.0);
-        let large_argument = binary(self, Opcode::Subtract, root, three);
-        let polynomial = |lowering: &mut Self, coefficients: &[f64; 9], argument: Instr| {
-            let mut p = constant(lowering, coefficients[0]);
-            for &c in &coefficients[1..] {
-                let scaled = binary(lowering, Opcode::Multiply, p, argument);
-                let c = constant(lowering, c);
-                p = binary(lowering, Opcode::Add, c, scaled);
-            }
-            p
-        };
-        let small = polynomial(self, &SMALL, small_argument);
-        let large = polynomial(self, &LARGE, large_argument);
-        let five = constant(self, 5.0);
-        let predicate_shape = self.with_element(w, ElementType::Pred);
-        let is_small = self.emit(
-            comp,
-            &name,
-            Opcode::Compare,
-            predicate_shape,
-            vec![w, five],
-            Attrs::Compare {
-                direction: Direction::Lt,
-                compare_type: Some(CompareType::Float),
-            },
-        );
-        let p = self.emit(
-            comp,
-            &name,
-            Opcode::Select,
-            shape,
-            vec![is_small, small, large],
-            Attrs::plain(),
-        );
-        let result = binary(self, Opcode::Multiply, p, x);
-        // At |x| = 1 the polynomial is not reached: the answer is ±inf.
-        let magnitude = self.emit(comp, &name, Opcode::Abs, shape, vec![x], Attrs::plain());
-        let is_one = self.emit(
-            comp,
-            &name,
-            Opcode::Compare,
-            predicate_shape,
-            vec![magnitude, one],
-            Attrs::Compare {
-                direction: Direction::Eq,
-                compare_type: Some(CompareType::Float),
-            },
-        );
-        let infinity = constant(self, f64::INFINITY);
-        let signed_infinity = binary(self, Opcode::Multiply, x, infinity);
-        let answer = self.emit(
-            comp,
-            &name,
-            Opcode::Select,
-            shape,
-            vec![is_one, signed_infinity, result],
-            Attrs::plain(),
-        );
-        self.bind_results(comp, op, answer);
-        Ok(())
     }
 
     /// `instr`'s shape with element type `element`.

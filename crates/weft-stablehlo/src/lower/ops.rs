@@ -87,6 +87,9 @@ impl Lowering<'_> {
                 "a bitcast between i1 and a wider type has no HLO equivalent (HLO's pred takes a byte)",
             ));
         }
+        if super::chlo::is_elementwise(kind) {
+            return self.lower_chlo(comp, op, kind);
+        }
         if let Some(opcode) = plain_opcode(kind) {
             if dequantizes(kind) && self.touches_quantized(op) {
                 return self.quantized_elementwise(comp, op, opcode);
@@ -221,14 +224,19 @@ impl Lowering<'_> {
             | K::GetDimensionSize
             | K::SetDimensionSize => self.lower_dynamic(comp, op, kind),
             K::UniformQuantize | K::UniformDequantize => self.quantization(comp, op, kind),
-            K::ChloErfc => self.erfc(comp, op),
-            K::ChloErfInv => self.erf_inv(comp, op),
+            K::ChloConstant => self.constant(comp, op),
+            K::ChloConstantLike => self.constant_like(comp, op),
             K::ChloTopK => {
                 let k = self.int(op, "k")?;
                 let largest = self
                     .body
                     .attribute(op, "largest")
                     .is_none_or(|a| !matches!(a, Attribute::Bool(false)));
+                // The dialect's default is a stable sort.
+                let is_stable = !matches!(
+                    self.body.attribute(op, "is_stable"),
+                    Some(Attribute::Bool(false))
+                );
                 self.one_instruction(
                     comp,
                     op,
@@ -236,7 +244,7 @@ impl Lowering<'_> {
                     Attrs::TopK {
                         k,
                         largest,
-                        is_stable: false,
+                        is_stable,
                     },
                 )
             }

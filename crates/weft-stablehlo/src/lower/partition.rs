@@ -894,7 +894,8 @@ impl Lowering<'_> {
         ))
     }
 
-    fn element_of(&self, instr: Instr) -> ElementType {
+    /// The element type of `instr`'s (array) shape.
+    pub(crate) fn element_of(&self, instr: Instr) -> ElementType {
         let shape = self.module.shape_of(instr);
         self.module
             .shapes

@@ -12,12 +12,15 @@
 //!    `@…-start` / `@…-done` custom calls;
 //! 3. `collectives`: the attributes of every collective (dimensions, replica
 //!    groups, source-target pairs), wherever it appears — alone, in an
-//!    `async_start` region, or as an explicit start.
+//!    `async_start` region, or as an explicit start;
+//! 4. `chlo`: the shape rules of CHLO's elementwise families (same shape,
+//!    `i1` predicates, NumPy broadcasting).
 //!
 //! All errors are collected, each tied to an op; [`VerifyError::to_diagnostic`]
 //! renders it at the op's name.
 
 mod async_ops;
+mod chlo;
 mod collectives;
 mod structure;
 
@@ -88,6 +91,7 @@ pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     structure::check(&mut checker, &ops);
     async_ops::check(&mut checker, &ops);
     collectives::check(&mut checker, &ops);
+    chlo::check(&mut checker, &ops);
     if checker.errors.is_empty() {
         return Ok(());
     }

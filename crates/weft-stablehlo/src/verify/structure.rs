@@ -5,7 +5,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::attribute;
 use crate::ir::{Attribute, Body, Op, Region, Type, ValueDef};
-use crate::ops::{OpKind, OpName};
+use crate::ops::{OpKind, OpName, Syntax};
 use crate::verify::{Checker, type_text};
 
 /// How many of something an op has.
@@ -44,6 +44,16 @@ fn shape_of(kind: OpKind) -> (Count, Count, Count) {
     use Count::{Any, AtLeast, Exactly, SameAsOperands};
     use OpKind as K;
     let one = Exactly(1);
+    // The elementwise chlo ops have the operands their syntax family writes.
+    match kind.syntax() {
+        Syntax::ChloUnary => return (one, one, Exactly(0)),
+        Syntax::ChloBinary => return (Exactly(2), one, Exactly(0)),
+        Syntax::ChloBroadcast if kind == K::ChloBroadcastSelect => {
+            return (Exactly(3), one, Exactly(0));
+        }
+        Syntax::ChloBroadcast => return (Exactly(2), one, Exactly(0)),
+        _ => {}
+    }
     match kind {
         K::Module => (Exactly(0), Exactly(0), one),
         K::Func => (Exactly(0), Exactly(0), Any),
@@ -87,12 +97,6 @@ fn shape_of(kind: OpKind) -> (Count, Count, Count) {
         | K::UniformDequantize
         | K::GetTupleElement
         | K::MhloCopy
-        | K::ChloErfInv
-        | K::ChloErfc
-        | K::ChloErf
-        | K::ChloLgamma
-        | K::ChloDigamma
-        | K::ChloTan
         | K::Cholesky
         | K::GetDimensionSize
         | K::DynamicIota
@@ -120,8 +124,7 @@ fn shape_of(kind: OpKind) -> (Count, Count, Count) {
         | K::DynamicReshape
         | K::Pad
         | K::DynamicBroadcastInDim
-        | K::TriangularSolve
-        | K::ChloMulhi => (Exactly(2), one, Exactly(0)),
+        | K::TriangularSolve => (Exactly(2), one, Exactly(0)),
         K::Clamp | K::Select => (Exactly(3), one, Exactly(0)),
         K::Rng => (Exactly(3), one, Exactly(0)),
         K::RngBitGenerator => (one, Exactly(2), Exactly(0)),
@@ -177,6 +180,8 @@ fn shape_of(kind: OpKind) -> (Count, Count, Count) {
         K::ChloRaggedDot => (Exactly(3), one, Exactly(0)),
         K::ChloScan => (AtLeast(1), AtLeast(1), one),
         K::ChloTopK => (one, Exactly(2), Exactly(0)),
+        K::ChloConstant => (Exactly(0), one, Exactly(0)),
+        K::ChloConstantLike => (one, one, Exactly(0)),
         K::SdyMesh => (Exactly(0), Exactly(0), Exactly(0)),
         K::SdyManualComputation => (Any, Any, one),
         K::CheckExpectEq | K::CheckExpectAlmostEq | K::CheckExpectClose => {
@@ -187,6 +192,8 @@ fn shape_of(kind: OpKind) -> (Count, Count, Count) {
         }
         K::InterpreterRunParallel => (Any, Any, Exactly(0)),
         K::InterpreterPrint | K::InterpreterProbe => (one, Any, Exactly(0)),
+        // Counted by their syntax family above.
+        _ => (Any, Any, Any),
     }
 }
 

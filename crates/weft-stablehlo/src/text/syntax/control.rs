@@ -571,6 +571,18 @@ pub(super) fn parse_chlo_top_k(p: &mut Parser<'_>, name: OpName) -> PResult<Pars
     let k = p.c.integer()?;
     let k = i64::try_from(k).map_err(|_| p.c.error_at(at, "k does not fit in 64 bits"))?;
     Parser::set_property(&mut parsed.data, "k", Attribute::i64(k));
+    if p.c.eat(b',') {
+        if !p.c.eat_keyword("is_stable") {
+            return Err(p.c.error_expected("'is_stable'"));
+        }
+        p.c.expect(b'=', "'=' after 'is_stable'")?;
+        let at = p.c.pos;
+        let is_stable = match p.parse_attribute()? {
+            Attribute::Bool(flag) => flag,
+            _ => return Err(p.c.error_at(at, "is_stable must be true or false")),
+        };
+        Parser::set_property(&mut parsed.data, "is_stable", Attribute::Bool(is_stable));
+    }
     p.c.expect(b')', "')'")?;
     p.parse_optional_attr_dict(&mut parsed.data)?;
     p.c.expect(b':', "':' and the operand type")?;
@@ -598,11 +610,20 @@ pub(super) fn print_chlo_top_k(pr: &mut Printer<'_>, op: Op) -> bool {
     if *ty != Type::Element(ElementKind::int(64)) {
         return false;
     }
+    let is_stable = match attribute::find(&data.properties, "is_stable") {
+        None => None,
+        Some(Attribute::Bool(flag)) => Some(*flag),
+        Some(_) => return false,
+    };
     pr.print_op_name(&data.name);
     pr.out.push('(');
     pr.print_value(*operand);
-    pr.out.push_str(&format!(", k = {k})"));
-    pr.print_remaining_attributes(op, &["k"]);
+    pr.out.push_str(&format!(", k = {k}"));
+    if let Some(flag) = is_stable {
+        pr.out.push_str(&format!(", is_stable = {flag}"));
+    }
+    pr.out.push(')');
+    pr.print_remaining_attributes(op, &["is_stable", "k"]);
     pr.out.push_str(" : ");
     pr.print_value_types(&[*operand]);
     pr.out.push_str(" -> (");

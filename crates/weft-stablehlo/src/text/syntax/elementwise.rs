@@ -1,6 +1,7 @@
 //! Elementwise forms: the `SameOperandsAndResultType` printer shared by unary,
 //! binary and ternary ops, `stablehlo.constant`, `stablehlo.compare`, and chlo's
-//! unary form.
+//! unary and binary forms (`: t -> u`, `: t, u -> v`: every operand type
+//! written, the result type after the arrow).
 
 use crate::ir::attribute;
 use crate::ir::{Attribute, Op, Type};
@@ -235,6 +236,43 @@ pub(super) fn print_chlo_unary(pr: &mut Printer<'_>, op: Op) -> bool {
     pr.print_remaining_attributes(op, &[]);
     pr.out.push_str(" : ");
     print_type(&mut pr.out, pr.body.ty(operand));
+    pr.out.push_str(" -> ");
+    print_type(&mut pr.out, pr.body.ty(result));
+    true
+}
+
+/// `chlo.op %a, %b {attrs} : t, u -> v`.
+pub(super) fn parse_chlo_binary(p: &mut Parser<'_>, name: OpName) -> PResult<ParsedOp> {
+    let mut parsed = ParsedOp::new(name);
+    let lhs = p.parse_value_use()?;
+    p.c.expect(b',', "',' and the second operand")?;
+    let rhs = p.parse_value_use()?;
+    p.parse_optional_attr_dict(&mut parsed.data)?;
+    p.c.expect(b':', "':' and the operand types")?;
+    let lhs_type = p.parse_type()?;
+    p.c.expect(b',', "',' and the second operand's type")?;
+    let rhs_type = p.parse_type()?;
+    p.c.expect_str("->")?;
+    let result = p.parse_type()?;
+    parsed.data.operands = p.resolve_operands(&[lhs, rhs], &[lhs_type, rhs_type])?;
+    parsed.result_types = vec![result];
+    Ok(parsed)
+}
+
+pub(super) fn print_chlo_binary(pr: &mut Printer<'_>, op: Op) -> bool {
+    let data = &pr.body.ops[op];
+    let ([lhs, rhs], [result]) = (&data.operands[..], &data.results[..]) else {
+        return false;
+    };
+    let (lhs, rhs, result) = (*lhs, *rhs, *result);
+    pr.print_op_name(&data.name);
+    pr.out.push(' ');
+    pr.print_value_list(&[lhs, rhs]);
+    pr.print_remaining_attributes(op, &[]);
+    pr.out.push_str(" : ");
+    print_type(&mut pr.out, pr.body.ty(lhs));
+    pr.out.push_str(", ");
+    print_type(&mut pr.out, pr.body.ty(rhs));
     pr.out.push_str(" -> ");
     print_type(&mut pr.out, pr.body.ty(result));
     true
