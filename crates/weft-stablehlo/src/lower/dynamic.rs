@@ -81,7 +81,10 @@ impl Lowering<'_> {
             OpKind::DynamicReshape => {
                 let dims = self.shape_operand(op, 1, "output_shape")?;
                 let operand = self.value(op, self.body.ops[op].operands[0])?;
-                let from: i64 = self.array_dims(operand).iter().product();
+                let from: i64 = self
+                    .array_dims(self.module.shape_of(operand))
+                    .iter()
+                    .product();
                 let to = dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
                 if to != Some(from) || dims.iter().any(|&d| d < 0) {
                     return Err(self.error(
@@ -111,7 +114,7 @@ impl Lowering<'_> {
                 let high = self.shape_operand(op, 3, "edge_padding_high")?;
                 let interior = self.shape_operand(op, 4, "interior_padding")?;
                 let operands = self.operands(op)?;
-                let input = self.array_dims(operands[0]);
+                let input = self.array_dims(self.module.shape_of(operands[0]));
                 if low.len() != input.len() || high.len() != input.len() {
                     return Err(self.error(op, "the padding amounts do not match the rank"));
                 }
@@ -143,7 +146,7 @@ impl Lowering<'_> {
                 let limits = self.shape_operand(op, 2, "limit_indices")?;
                 let strides = self.shape_operand(op, 3, "strides")?;
                 let operand = self.value(op, self.body.ops[op].operands[0])?;
-                let input = self.array_dims(operand);
+                let input = self.array_dims(self.module.shape_of(operand));
                 let mut ranges = Vec::with_capacity(input.len());
                 for (d, &size) in input.iter().enumerate() {
                     let (Some(&start), Some(&limit), Some(&stride)) =
@@ -199,7 +202,7 @@ impl Lowering<'_> {
                 let dimension = self.int(op, "dimension")?;
                 let size = self.shape_operand(op, 1, "size")?;
                 let operand = self.value(op, self.body.ops[op].operands[0])?;
-                let input = self.array_dims(operand);
+                let input = self.array_dims(self.module.shape_of(operand));
                 let Some(&bound) = input.get(dimension as usize) else {
                     return Err(self.error(
                         op,
@@ -256,16 +259,6 @@ impl Lowering<'_> {
         let element =
             super::shapes::element_type(&tensor.element).map_err(|m| self.error(op, m))?;
         Ok(self.module.shapes.array_with_default_layout(element, dims))
-    }
-
-    /// The dimensions of an array instruction (none for anything else).
-    fn array_dims(&self, instr: weft_ir::Instr) -> Vec<i64> {
-        let shape = self.module.shape_of(instr);
-        self.module
-            .shapes
-            .as_array(shape)
-            .map(|array| array.dims.to_vec())
-            .unwrap_or_default()
     }
 }
 

@@ -47,6 +47,15 @@ impl Lowering<'_> {
             }
         }
     }
+
+    /// The dimensions of an array shape (none for anything else).
+    pub(crate) fn array_dims(&self, shape: Shape) -> Vec<i64> {
+        self.module
+            .shapes
+            .as_array(shape)
+            .map(|array| array.dims.to_vec())
+            .unwrap_or_default()
+    }
 }
 
 /// The HLO element type of `element`.

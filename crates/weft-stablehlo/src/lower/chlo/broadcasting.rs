@@ -154,14 +154,6 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    fn array_dims(&self, shape: Shape) -> Vec<i64> {
-        self.module
-            .shapes
-            .as_array(shape)
-            .map(|array| array.dims.to_vec())
-            .unwrap_or_default()
-    }
-
     fn element_of_shape(&self, shape: Shape) -> weft_ir::ElementType {
         self.module
             .shapes
