@@ -420,9 +420,17 @@ impl Evaluator<'_> {
         let Some((roots, data)) = own.split_last() else {
             return Err(self.error(instr, "a dynamic root needs the roots as the last operand"));
         };
+        // XLA's own tests pass roots as f32; any integral number will do.
         let roots: Vec<i64> = match crate::numbers::decode(roots) {
             crate::numbers::Numbers::Signed(values) => values,
-            _ => return Err(self.error(instr, "the roots must be s32")),
+            crate::numbers::Numbers::Unsigned(values) => values
+                .iter()
+                .map(|&v| i64::try_from(v).unwrap_or(i64::MAX))
+                .collect(),
+            crate::numbers::Numbers::Float(values) if values.iter().all(|v| v.fract() == 0.0) => {
+                values.iter().map(|&v| v as i64).collect()
+            }
+            _ => return Err(self.error(instr, "the roots must be integral numbers")),
         };
         if roots.len() != data.len() {
             return Err(self.error(

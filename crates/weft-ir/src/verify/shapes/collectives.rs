@@ -683,7 +683,7 @@ fn check_ragged_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAtt
 
 /// collective-broadcast and collective-reduce: each operand comes back with
 /// its own shape (one array, or a tuple of several). With a dynamic root the
-/// last operand is not data but the roots, `s32[N]` for N results.
+/// last operand is not data but the roots (one group position per result).
 fn check_operands_forwarded(cx: &mut Checker, instr: Instr, dynamic_root: bool) {
     let what = format!("operand of {}", cx.data(instr).opcode.name());
     let operands = cx.data(instr).operands.clone();
@@ -694,20 +694,18 @@ fn check_operands_forwarded(cx: &mut Checker, instr: Instr, dynamic_root: bool) 
     if !arrays || operands.is_empty() {
         return;
     }
+    // With a dynamic root the last operand holds the roots. XLA checks only
+    // that it is an array (its own tests pass an f32[1]); the runtime reads
+    // one group position per result from it.
     let data = if dynamic_root {
-        let (&roots, data) = operands.split_last().expect("not empty");
-        let roots_shape = cx.shape_of(roots);
-        let fits = cx.array(roots_shape).is_some_and(|array| {
-            array.elem == ElementType::S32 && array.dims.as_ref() == [data.len() as i64]
-        });
-        if data.is_empty() || !fits {
-            let message = format!(
-                "With has_dynamic_root, the last operand must be s32[{}] (one root per result), but it is {}.",
-                data.len(),
-                cx.text(roots_shape)
-            );
-            cx.report(Rule::Collective, instr, message)
-                .with_hint("the roots follow the data operands: one group position per result");
+        let (_, data) = operands.split_last().expect("not empty");
+        if data.is_empty() {
+            cx.report(
+                Rule::Collective,
+                instr,
+                "With has_dynamic_root, the roots follow at least one data operand.".to_string(),
+            )
+            .with_hint("the roots follow the data operands: one group position per result");
             return;
         }
         data.to_vec()
