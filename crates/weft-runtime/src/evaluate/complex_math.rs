@@ -396,28 +396,34 @@ impl<R: Real> Complex<R> {
         let half = constant::<R>(0.5);
         let (yy_high, yy_low) = square_dekker(y);
         let (xx_high, xx_low) = square_dekker(x);
-        let (larger, smaller) = if yy_high > xx_high {
+        let (larger_square, smaller_square) = if yy_high > xx_high {
             (yy_high, xx_high)
         } else {
             (xx_high, yy_high)
         };
-        // Fast2Sum of -1, larger, smaller, yy_low, xx_low in that order:
-        // each partial sum is at least as large as the next term.
+        // Fast2Sum of -1, the larger and smaller square, then the squares'
+        // low parts: each partial sum is at least as large as the next term.
         let minus_one = constant::<R>(-1.0);
-        let h2 = minus_one + larger;
-        let h1 = h2 + smaller;
+        let h2 = minus_one + larger_square;
+        let h1 = h2 + smaller_square;
         let h0 = h1 + yy_low;
         let h = h0 + xx_low;
-        let low = (((larger - (h2 - minus_one)) + (smaller - (h1 - h2))) + (yy_low - (h0 - h1)))
-            + (xx_low - (h - h0));
+        // The rounding errors of the four sums, added in the same order.
+        let low = (larger_square - (h2 - minus_one)) + (smaller_square - (h1 - h2));
+        let low = low + (yy_low - (h0 - h1));
+        let low = low + (xx_low - (h - h0));
         let near_one = h + low;
         let log_magnitude = if near_one.abs() < half {
             half * near_one.ln_1p()
         } else {
-            let (ax, ay) = (x.abs(), y.abs());
-            let (mx, mn) = (nan_maximum(ax, ay), nan_minimum(ax, ay));
-            let ratio = if mn == mx { constant(1.0) } else { mn / mx };
-            mx.ln() + half * (ratio * ratio).ln_1p()
+            let (abs_x, abs_y) = (x.abs(), y.abs());
+            let (larger, smaller) = (nan_maximum(abs_x, abs_y), nan_minimum(abs_x, abs_y));
+            let ratio = if smaller == larger {
+                constant(1.0)
+            } else {
+                smaller / larger
+            };
+            larger.ln() + half * (ratio * ratio).ln_1p()
         };
         Complex::new(log_magnitude, y.atan2(x))
     }
@@ -439,14 +445,18 @@ impl<R: Real> Complex<R> {
     pub fn log_plus_one(self) -> Self {
         let (x, y) = (self.re, self.im);
         let (half, one) = (constant::<R>(0.5), constant::<R>(1.0));
-        let (ax, ay) = (x.abs(), y.abs());
-        let mx = nan_maximum(ax, ay);
+        let (abs_x, abs_y) = (x.abs(), y.abs());
+        let larger = nan_maximum(abs_x, abs_y);
         let x_plus_one = x + one;
-        let re = if mx > constant::<R>(R::LARGEST).sqrt() * constant(0.01) {
-            let mn = nan_minimum(ax, ay);
-            let ratio_squared = if mn == mx { one } else { (mn / mx) * (mn / mx) };
-            mx.ln() + half * ratio_squared.ln_1p()
-        } else if x_plus_one.abs() + ay < constant(0.2) {
+        let re = if larger > constant::<R>(R::LARGEST).sqrt() * constant(0.01) {
+            let smaller = nan_minimum(abs_x, abs_y);
+            let ratio_squared = if smaller == larger {
+                one
+            } else {
+                (smaller / larger) * (smaller / larger)
+            };
+            larger.ln() + half * ratio_squared.ln_1p()
+        } else if x_plus_one.abs() + abs_y < constant(0.2) {
             half * (x_plus_one * x_plus_one + y * y).ln()
         } else {
             let (yy_high, yy_low) = square_dekker(y);
@@ -471,54 +481,68 @@ impl<R: Real> Complex<R> {
         let (zero, one, two) = (constant::<R>(0.0), constant::<R>(1.0), constant::<R>(2.0));
         let infinity = constant::<R>(f64::INFINITY);
         let sqrt_two = constant::<R>(std::f64::consts::SQRT_2);
-        let (ax, ay) = (x.abs(), y.abs());
-        // `hypot(mx, mn)` without overflow, exact when the parts are equal
+        let (abs_x, abs_y) = (x.abs(), y.abs());
+        // `hypot(larger, smaller)` without overflow, exact when the parts are equal
         // and with the first-order term when `1 + r` rounds to 1.
-        let scaled_hypot = |mx: R, mn: R| -> R {
-            let ratio = mn / mx;
+        let scaled_hypot = |larger: R, smaller: R| -> R {
+            let ratio = smaller / larger;
             let r = ratio * ratio;
-            let sqa = (one + r).sqrt();
-            if mx == mn {
-                sqrt_two * mx
-            } else if sqa == one && r > zero {
-                mx + mx * r / two
+            let root = (one + r).sqrt();
+            if larger == smaller {
+                sqrt_two * larger
+            } else if root == one && r > zero {
+                larger + larger * r / two
             } else {
-                mx * sqa
+                larger * root
             }
         };
-        let (mx, mn) = (nan_maximum(ax, ay), nan_minimum(ax, ay));
-        let u_general = (scaled_hypot(mx, mn) / two + ax / two).sqrt();
-        let (u, ay_over_u) = if ax == ay {
+        let (larger, smaller) = (nan_maximum(abs_x, abs_y), nan_minimum(abs_x, abs_y));
+        let u_direct = (scaled_hypot(larger, smaller) / two + abs_x / two).sqrt();
+        let (u, abs_y_over_2u) = if abs_x == abs_y {
             // |a| = |b|: u = sqrt|a|·sqrt(1 + √2)/√2 and
             // |b|/(2u) = sqrt|b| / (sqrt(1 + √2)·√2).
-            let sq_ax = ax.sqrt();
+            let root_abs_x = abs_x.sqrt();
             (
-                sq_ax * constant(1.553_773_974_030_037_4) / sqrt_two,
-                ay.sqrt() / constant(2.197_368_226_935_62),
+                root_abs_x * constant(1.553_773_974_030_037_4) / sqrt_two,
+                abs_y.sqrt() / constant(2.197_368_226_935_62),
             )
-        } else if u_general == zero || u_general == infinity {
+        } else if u_direct == zero || u_direct == infinity {
             // Under- or overflow: work with square roots of the parts.
-            let ratio = if ax < ay { ax / ay } else { ay / ax };
+            let ratio = if abs_x < abs_y {
+                abs_x / abs_y
+            } else {
+                abs_y / abs_x
+            };
             let h = scaled_hypot(nan_maximum(one, ratio.abs()), nan_minimum(one, ratio.abs()));
-            let (sq_ax, sq_ay) = (ax.sqrt(), ay.sqrt());
-            if ax > ay {
-                let sq_1h = (one + h).sqrt();
+            let (root_abs_x, root_abs_y) = (abs_x.sqrt(), abs_y.sqrt());
+            if abs_x > abs_y {
+                let root_one_plus_h = (one + h).sqrt();
                 (
-                    sq_ax * (sq_1h / sqrt_two),
-                    sq_ay * (sq_ay / sq_ax) / (sq_1h * sqrt_two),
+                    root_abs_x * (root_one_plus_h / sqrt_two),
+                    root_abs_y * (root_abs_y / root_abs_x) / (root_one_plus_h * sqrt_two),
                 )
             } else {
-                let sq_rh = (ratio + h).sqrt();
-                (sq_ay * (sq_rh / sqrt_two), sq_ay / (sq_rh * sqrt_two))
+                let root_ratio_plus_h = (ratio + h).sqrt();
+                (
+                    root_abs_y * (root_ratio_plus_h / sqrt_two),
+                    root_abs_y / (root_ratio_plus_h * sqrt_two),
+                )
             }
         } else {
-            (u_general, ay / (u_general * two))
+            (u_direct, abs_y / (u_direct * two))
         };
         let negative_y = y < zero;
         if x >= zero {
-            Complex::new(u, if negative_y { -ay_over_u } else { ay_over_u })
+            Complex::new(
+                u,
+                if negative_y {
+                    -abs_y_over_2u
+                } else {
+                    abs_y_over_2u
+                },
+            )
         } else {
-            Complex::new(ay_over_u, if negative_y { -u } else { u })
+            Complex::new(abs_y_over_2u, if negative_y { -u } else { u })
         }
     }
 
