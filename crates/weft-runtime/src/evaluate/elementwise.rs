@@ -11,6 +11,10 @@
 //!
 //! `f32` operands of `+ − × ÷ max min` take a fast path computing in `f32`
 //! directly (the same result as through `f64`, see [`crate::numbers`]).
+//!
+//! Complex operands go to [`super::complex_math`], which computes them with
+//! XLA:CPU's formulas in their own precision; compare's `EQ`/`NE` compare
+//! both parts and its other directions order lexicographically.
 
 use weft_ir::ElementType;
 use weft_ir::Opcode;
