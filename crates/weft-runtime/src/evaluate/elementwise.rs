@@ -10,7 +10,8 @@
 //!   half to even; `sign` keeps NaN and the sign of zero.
 //!
 //! `f32` operands of `+ − × ÷ max min` take a fast path computing in `f32`
-//! directly (the same result as through `f64`, see [`crate::numbers`]).
+//! directly (the same result as through `f64`, see [`crate::numbers`]);
+//! `f32` `tanh` and `exponential-minus-one` use XLA:CPU's formulas.
 //!
 //! Complex operands go to [`super::complex_math`], which computes them with
 //! XLA:CPU's formulas in their own precision; compare's `EQ`/`NE` compare
@@ -37,7 +38,7 @@ pub(crate) fn unary(op: Opcode, input: &Tensor, result_elem: ElementType) -> Ker
         let result = match op {
             O::Tanh => map_f32_unary(input, fast_tanh),
             O::Exponential => map_f32_unary(input, f32::exp),
-            O::ExponentialMinusOne => map_f32_unary(input, f32::exp_m1),
+            O::ExponentialMinusOne => map_f32_unary(input, exp_minus_one_f32),
             O::Log => map_f32_unary(input, f32::ln),
             O::LogPlusOne => map_f32_unary(input, f32::ln_1p),
             O::Logistic => map_f32_unary(input, |x| 1.0 / (1.0 + (-x).exp())),
@@ -400,6 +401,23 @@ fn fast_tanh(x: f32) -> f32 {
     }
 }
 
+/// `e^x - 1` of an `f32` as XLA's CPU backend computes it: `e^x - 1` for
+/// `|x| > 0.5`, else `tanh(x/2)·(e^x + 1)`, which keeps the digits of small
+/// `x` (and `x` itself where `x/2` underflows).
+#[inline(always)]
+fn exp_minus_one_f32(x: f32) -> f32 {
+    let half = x * 0.5;
+    if half == 0.0 {
+        return x;
+    }
+    let exp = x.exp();
+    if x.abs() > 0.5 {
+        exp - 1.0
+    } else {
+        fast_tanh(half) * (exp + 1.0)
+    }
+}
+
 fn map_f32_unary(input: &Tensor, f: impl Fn(f32) -> f32) -> Tensor {
     let mut bytes = vec![0u8; input.bytes.len()];
     use crate::tensor::{as_f32, as_f32_mut};
@@ -678,6 +696,26 @@ mod tests {
         assert_eq!(fast_tanh(-100.0), -1.0);
         assert!(fast_tanh(f32::NAN).is_nan());
         assert_eq!(fast_tanh(1e-30), 1e-30);
+    }
+
+    #[test]
+    fn f32_exp_minus_one_is_xlas() {
+        // XLA:CPU's values (jax 0.10.2).
+        for (x, want) in [
+            (0.3, 0.349_858_8),
+            (1e-7, 1e-7),
+            (-0.25, -0.221_199_2),
+            (0.5, 0.648_721_3),
+            (0.75, 1.117_000_1),
+            (2.0, 6.389_056),
+            (-0.7, -0.503_414_7),
+            (20.0, 4.851_652e8),
+            (-30.0, -1.0),
+        ] {
+            assert_eq!(exp_minus_one_f32(x), want, "expm1({x})");
+        }
+        assert!(exp_minus_one_f32(f32::NAN).is_nan());
+        assert_eq!(exp_minus_one_f32(f32::NEG_INFINITY), -1.0);
     }
 
     #[test]
