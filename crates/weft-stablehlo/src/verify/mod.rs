@@ -12,13 +12,16 @@
 //!    `@…-start` / `@…-done` custom calls;
 //! 3. `collectives`: the attributes of every collective (dimensions, replica
 //!    groups, source-target pairs), wherever it appears — alone, in an
-//!    `async_start` region, or as an explicit start.
+//!    `async_start` region, or as an explicit start;
+//! 4. `element_types`: the element types the spec allows for each
+//!    elementwise op's operands.
 //!
 //! All errors are collected, each tied to an op; [`VerifyError::to_diagnostic`]
 //! renders it at the op's name.
 
 mod async_ops;
 mod collectives;
+mod element_types;
 mod structure;
 
 use weft_ir::{Diagnostic, Span};
@@ -88,6 +91,7 @@ pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     structure::check(&mut checker, &ops);
     async_ops::check(&mut checker, &ops);
     collectives::check(&mut checker, &ops);
+    element_types::check(&mut checker, &ops);
     if checker.errors.is_empty() {
         return Ok(());
     }
