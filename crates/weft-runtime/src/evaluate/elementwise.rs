@@ -10,12 +10,18 @@
 //!   half to even; `sign` keeps NaN and the sign of zero.
 //!
 //! `f32` operands of `+ − × ÷ max min` take a fast path computing in `f32`
-//! directly (the same result as through `f64`, see [`crate::numbers`]).
+//! directly (the same result as through `f64`, see [`crate::numbers`]);
+//! `f32` `tanh` and `exponential-minus-one` use XLA:CPU's formulas.
+//!
+//! Complex operands go to [`super::complex_math`], which computes them with
+//! XLA:CPU's formulas in their own precision; compare's `EQ`/`NE` compare
+//! both parts and its other directions order lexicographically.
 
 use weft_ir::ElementType;
 use weft_ir::Opcode;
 use weft_ir::attrs::{CompareType, Direction};
 
+use super::complex_math;
 use crate::numbers::{Numbers, decode, encode};
 use crate::tensor::Tensor;
 
@@ -32,7 +38,7 @@ pub(crate) fn unary(op: Opcode, input: &Tensor, result_elem: ElementType) -> Ker
         let result = match op {
             O::Tanh => map_f32_unary(input, fast_tanh),
             O::Exponential => map_f32_unary(input, f32::exp),
-            O::ExponentialMinusOne => map_f32_unary(input, f32::exp_m1),
+            O::ExponentialMinusOne => map_f32_unary(input, exp_minus_one_f32),
             O::Log => map_f32_unary(input, f32::ln),
             O::LogPlusOne => map_f32_unary(input, f32::ln_1p),
             O::Logistic => map_f32_unary(input, |x| 1.0 / (1.0 + (-x).exp())),
@@ -134,61 +140,9 @@ fn unary_general(op: Opcode, input: &Tensor, result_elem: ElementType) -> Kernel
         }
         (Numbers::Pred(v), O::Not) => Numbers::Pred(v.iter().map(|x| !x).collect()),
         (Numbers::Pred(v), O::Copy) => Numbers::Pred(v.clone()),
-        (Numbers::Complex(v), _) => match op {
-            O::Real => Numbers::Float(v.iter().map(|&(re, _)| re).collect()),
-            O::Imag => Numbers::Float(v.iter().map(|&(_, im)| im).collect()),
-            O::Abs => Numbers::Float(v.iter().map(|&(re, im)| re.hypot(im)).collect()),
-            O::Negate => Numbers::Complex(v.iter().map(|&(re, im)| (-re, -im)).collect()),
-            O::Copy => numbers.clone(),
-            O::Exponential => Numbers::Complex(v.iter().map(|&c| complex_exp(c)).collect()),
-            O::Log => Numbers::Complex(v.iter().map(|&c| complex_log(c)).collect()),
-            O::Sqrt => Numbers::Complex(v.iter().map(|&c| complex_sqrt(c)).collect()),
-            O::Rsqrt => Numbers::Complex(
-                v.iter()
-                    .map(|&c| complex_divide((1.0, 0.0), complex_sqrt(c)))
-                    .collect(),
-            ),
-            O::Sine => Numbers::Complex(
-                v.iter()
-                    .map(|&(a, b)| (a.sin() * b.cosh(), a.cos() * b.sinh()))
-                    .collect(),
-            ),
-            O::Cosine => Numbers::Complex(
-                v.iter()
-                    .map(|&(a, b)| (a.cos() * b.cosh(), -a.sin() * b.sinh()))
-                    .collect(),
-            ),
-            O::Tanh => Numbers::Complex(v.iter().map(|&c| complex_tanh(c)).collect()),
-            O::Logistic => Numbers::Complex(
-                v.iter()
-                    .map(|&(a, b)| {
-                        complex_divide((1.0, 0.0), complex_add((1.0, 0.0), complex_exp((-a, -b))))
-                    })
-                    .collect(),
-            ),
-            O::Sign => Numbers::Complex(
-                v.iter()
-                    .map(|&(a, b)| {
-                        let magnitude = a.hypot(b);
-                        if magnitude == 0.0 {
-                            (a, b)
-                        } else {
-                            (a / magnitude, b / magnitude)
-                        }
-                    })
-                    .collect(),
-            ),
-            O::ExponentialMinusOne => Numbers::Complex(
-                v.iter()
-                    .map(|&c| complex_add(complex_exp(c), (-1.0, 0.0)))
-                    .collect(),
-            ),
-            O::LogPlusOne => Numbers::Complex(
-                v.iter()
-                    .map(|&c| complex_log(complex_add(c, (1.0, 0.0))))
-                    .collect(),
-            ),
-            _ => return Err(unsupported(op, input.elem)),
+        (Numbers::Complex(v), _) => match complex_math::unary(op, input.elem, v) {
+            Some(out) => out,
+            None => return Err(unsupported(op, input.elem)),
         },
         _ => return Err(unsupported(op, input.elem)),
     };
@@ -305,26 +259,12 @@ pub(crate) fn binary(
             O::Xor | O::Subtract => zip(x, y, |a, b| a ^ b),
             _ => return Err(unsupported(op, lhs.elem)),
         }),
-        (Numbers::Complex(x), Numbers::Complex(y)) => Numbers::Complex(match op {
-            O::Add => zip(x, y, |(a, b), (c, d)| (a + c, b + d)),
-            O::Subtract => zip(x, y, |(a, b), (c, d)| (a - c, b - d)),
-            O::Multiply => zip(x, y, |(a, b), (c, d)| (a * c - b * d, a * d + b * c)),
-            O::Divide => zip(x, y, complex_divide),
-            O::Power => zip(x, y, |base, exponent| {
-                if base == (0.0, 0.0) {
-                    return if exponent == (0.0, 0.0) {
-                        (1.0, 0.0)
-                    } else {
-                        (0.0, 0.0)
-                    };
-                }
-                complex_exp(complex_multiply(exponent, complex_log(base)))
-            }),
-            // Complex numbers are ordered lexicographically: real, then imaginary.
-            O::Maximum => zip(x, y, |p, q| if (p.0, p.1) >= (q.0, q.1) { p } else { q }),
-            O::Minimum => zip(x, y, |p, q| if (p.0, p.1) <= (q.0, q.1) { p } else { q }),
-            _ => return Err(unsupported(op, lhs.elem)),
-        }),
+        (Numbers::Complex(x), Numbers::Complex(y)) => {
+            match complex_math::binary(op, lhs.elem, x, y) {
+                Some(out) => Numbers::Complex(out),
+                None => return Err(unsupported(op, lhs.elem)),
+            }
+        }
         _ => {
             return Err(format!(
                 "{} of {} and {}",
@@ -367,10 +307,12 @@ pub(crate) fn compare(
         (Numbers::Signed(x), Numbers::Signed(y)) => zip(x, y, |p, q| decide(Some(p.cmp(&q)))),
         (Numbers::Unsigned(x), Numbers::Unsigned(y)) => zip(x, y, |p, q| decide(Some(p.cmp(&q)))),
         (Numbers::Pred(x), Numbers::Pred(y)) => zip(x, y, |p, q| decide(Some(p.cmp(&q)))),
+        // EQ and NE compare both parts (NaN is unequal to everything); the
+        // other directions order lexicographically, as the spec says.
         (Numbers::Complex(x), Numbers::Complex(y)) => zip(x, y, |p, q| match direction {
             Direction::Eq => p == q,
             Direction::Ne => p != q,
-            _ => decide(p.0.partial_cmp(&q.0)),
+            _ => decide(complex_math::lexicographic_pairs(p, q)),
         }),
         _ => {
             return Err(format!(
@@ -456,6 +398,23 @@ fn fast_tanh(x: f32) -> f32 {
         x
     } else {
         numerator / denominator
+    }
+}
+
+/// `e^x - 1` of an `f32` as XLA's CPU backend computes it: `e^x - 1` for
+/// `|x| > 0.5`, else `tanh(x/2)·(e^x + 1)`, which keeps the digits of small
+/// `x` (and `x` itself where `x/2` underflows).
+#[inline(always)]
+fn exp_minus_one_f32(x: f32) -> f32 {
+    let half = x * 0.5;
+    if half == 0.0 {
+        return x;
+    }
+    let exp = x.exp();
+    if x.abs() > 0.5 {
+        exp - 1.0
+    } else {
+        fast_tanh(half) * (exp + 1.0)
     }
 }
 
@@ -624,45 +583,6 @@ fn integer_power(base: i64, exponent: i64) -> i64 {
     result
 }
 
-type ComplexPair = (f64, f64);
-
-fn complex_add(a: ComplexPair, b: ComplexPair) -> ComplexPair {
-    (a.0 + b.0, a.1 + b.1)
-}
-
-fn complex_multiply((a, b): ComplexPair, (c, d): ComplexPair) -> ComplexPair {
-    (a * c - b * d, a * d + b * c)
-}
-
-fn complex_divide((a, b): ComplexPair, (c, d): ComplexPair) -> ComplexPair {
-    let denominator = c * c + d * d;
-    ((a * c + b * d) / denominator, (b * c - a * d) / denominator)
-}
-
-fn complex_exp((re, im): ComplexPair) -> ComplexPair {
-    let scale = re.exp();
-    (scale * im.cos(), scale * im.sin())
-}
-
-fn complex_log((re, im): ComplexPair) -> ComplexPair {
-    (re.hypot(im).ln(), im.atan2(re))
-}
-
-fn complex_tanh((a, b): ComplexPair) -> ComplexPair {
-    let denominator = (2.0 * a).cosh() + (2.0 * b).cos();
-    (
-        (2.0 * a).sinh() / denominator,
-        (2.0 * b).sin() / denominator,
-    )
-}
-
-fn complex_sqrt((re, im): (f64, f64)) -> (f64, f64) {
-    let modulus = re.hypot(im);
-    let real = ((modulus + re) / 2.0).sqrt();
-    let imaginary = ((modulus - re) / 2.0).sqrt().copysign(im);
-    (real, imaginary)
-}
-
 /// The error function, to `f64` precision (Abramowitz–Stegun 7.1.26 is too
 /// coarse for `f32` results, so this uses the series and continued fraction).
 fn erf(x: f64) -> f64 {
@@ -776,6 +696,26 @@ mod tests {
         assert_eq!(fast_tanh(-100.0), -1.0);
         assert!(fast_tanh(f32::NAN).is_nan());
         assert_eq!(fast_tanh(1e-30), 1e-30);
+    }
+
+    #[test]
+    fn f32_exp_minus_one_is_xlas() {
+        // XLA:CPU's values (jax 0.10.2).
+        for (x, want) in [
+            (0.3, 0.349_858_8),
+            (1e-7, 1e-7),
+            (-0.25, -0.221_199_2),
+            (0.5, 0.648_721_3),
+            (0.75, 1.117_000_1),
+            (2.0, 6.389_056),
+            (-0.7, -0.503_414_7),
+            (20.0, 4.851_652e8),
+            (-30.0, -1.0),
+        ] {
+            assert_eq!(exp_minus_one_f32(x), want, "expm1({x})");
+        }
+        assert!(exp_minus_one_f32(f32::NAN).is_nan());
+        assert_eq!(exp_minus_one_f32(f32::NEG_INFINITY), -1.0);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 mod checks;
 mod complex;
+mod complex_math;
 mod control;
 mod convolution;
 mod data_movement;

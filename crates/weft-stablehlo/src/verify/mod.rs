@@ -15,6 +15,8 @@
 //!    `async_start` region, or as an explicit start;
 //! 4. `chlo`: the shape rules of CHLO's elementwise families (same shape,
 //!    `i1` predicates, NumPy broadcasting).
+//! 5. `element_types`: the element types the spec allows for each
+//!    elementwise op's operands.
 //!
 //! All errors are collected, each tied to an op; [`VerifyError::to_diagnostic`]
 //! renders it at the op's name.
@@ -22,6 +24,7 @@
 mod async_ops;
 mod chlo;
 mod collectives;
+mod element_types;
 mod structure;
 
 use weft_ir::{Diagnostic, Span};
@@ -92,6 +95,7 @@ pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     async_ops::check(&mut checker, &ops);
     collectives::check(&mut checker, &ops);
     chlo::check(&mut checker, &ops);
+    element_types::check(&mut checker, &ops);
     if checker.errors.is_empty() {
         return Ok(());
     }
