@@ -26,6 +26,7 @@ pub mod element_type;
 pub mod entity;
 pub mod interpreter_calls;
 pub mod literal;
+pub mod load;
 pub mod module;
 pub mod module_config;
 pub mod names;

@@ -24,6 +24,7 @@ pub mod async_style;
 pub mod export;
 pub mod future_origin;
 pub mod ir;
+pub mod load;
 pub mod lower;
 pub mod ops;
 pub mod text;
