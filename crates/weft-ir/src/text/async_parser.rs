@@ -270,7 +270,7 @@ impl<'s> Parser<'s> {
         // reads like what was written.
         let text = |s: Shape| {
             let mut out = String::new();
-            crate::text::printer::print_shape_without_default_layouts(&self.m.shapes, &mut out, s);
+            crate::text::shape::print_shape_without_default_layouts(&self.m.shapes, &mut out, s);
             out
         };
         let bound: Vec<String> = elements[..operands].iter().map(|&s| text(s)).collect();

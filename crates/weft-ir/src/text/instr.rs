@@ -406,7 +406,7 @@ impl<'s> Parser<'s> {
             let tuple_shape = self.operand_shape(instr);
             let Some(elements) = self.m.shapes.tuple_elements(tuple_shape) else {
                 let mut text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                crate::text::shape::print_shape(&self.m.shapes, &mut text, tuple_shape);
                 return Err(self.error_at(
                     start,
                     format!("GTE operand must be tuple, but has shape: {text}"),
@@ -414,7 +414,7 @@ impl<'s> Parser<'s> {
             };
             if index < 0 || index as usize >= elements.len() {
                 let mut text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                crate::text::shape::print_shape(&self.m.shapes, &mut text, tuple_shape);
                 return Err(self.error_at(
                     start,
                     format!("GTE index {index} out of bounds for shape: {text}"),
@@ -452,9 +452,9 @@ impl<'s> Parser<'s> {
                 && !crate::shape_util::compatible(&self.m.shapes, declared, actual)
             {
                 let mut d = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut d, declared);
+                crate::text::shape::print_shape(&self.m.shapes, &mut d, declared);
                 let mut a = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut a, actual);
+                crate::text::shape::print_shape(&self.m.shapes, &mut a, actual);
                 return Err(self
                     .error_at(
                         start,
@@ -957,7 +957,7 @@ impl Parser<'_> {
     ) -> PResult<()> {
         let text = |p: &Self, s: Shape| {
             let mut out = String::new();
-            crate::text::printer::print_shape_without_layout(&p.m.shapes, &mut out, s);
+            crate::text::shape::print_shape_without_layout(&p.m.shapes, &mut out, s);
             out
         };
         let non_empty_tuple =

@@ -9,12 +9,14 @@
 
 mod async_parser;
 pub(crate) mod attr_bag;
+pub mod attrs;
 pub(crate) mod byte_scan;
 mod chunked;
 mod family;
 pub mod float;
 mod infer;
 mod instr;
+pub(crate) mod integers;
 pub mod lexer;
 mod literal;
 mod module_parser;
@@ -25,8 +27,10 @@ mod source_map;
 mod text_cache;
 
 pub use literal::print_literal;
-pub use printer::{
-    PrintOptions, Style, post_order, print_module, print_shape, shape_to_string, write_module,
+pub use printer::{PrintOptions, Style, post_order, print_module, write_module};
+pub use shape::{
+    is_tuple, print_shape, print_shape_without_default_layouts, print_shape_without_layout,
+    shape_to_string,
 };
 pub use source_map::SourceMap;
 

@@ -411,9 +411,9 @@ impl<'s> Parser<'s> {
             let actual = self.m.shape_of(root);
             if !crate::shape_util::compatible(&self.m.shapes, declared, actual) {
                 let mut d = String::new();
-                crate::text::printer::print_shape_without_layout(&self.m.shapes, &mut d, declared);
+                crate::text::shape::print_shape_without_layout(&self.m.shapes, &mut d, declared);
                 let mut a = String::new();
-                crate::text::printer::print_shape_without_layout(&self.m.shapes, &mut a, actual);
+                crate::text::shape::print_shape_without_layout(&self.m.shapes, &mut a, actual);
                 let root_name = self.m.instrs[root].name.clone();
                 return Err(self.error_at(
                     span,

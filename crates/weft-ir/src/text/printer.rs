@@ -16,8 +16,9 @@ use crate::attrs::*;
 use crate::literal::Literal;
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::opcode::Opcode;
-use crate::shape::{Shape, ShapeData, ShapeTable};
-use crate::text::shape::{Layouts, ShapePrinter, push_int};
+use crate::shape::Shape;
+use crate::text::integers::{push_int, push_int_list, push_int_list_compact};
+use crate::text::shape::{print_shape, print_shape_without_layout};
 
 /// Long or short print style.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -77,50 +78,6 @@ fn sugar_reads_back(m: &Module, comp: Comp) -> bool {
             && !op.has(crate::opcode::Flags::NO_ASYNC_SUGAR)
             && !matches!(op, Opcode::Parameter | Opcode::Constant)
     })
-}
-
-/// Appends `{a,b,c}`.
-pub(crate) fn push_int_list(out: &mut String, values: &[i64]) {
-    out.push('{');
-    push_int_list_compact(out, values);
-    out.push('}');
-}
-
-/// Appends `a,b,c`.
-pub(crate) fn push_int_list_compact(out: &mut String, values: &[i64]) {
-    for (i, &v) in values.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_int(out, v);
-    }
-}
-
-/// Appends `shape` with layouts.
-pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::All,
-    }
-    .print(out, shape);
-}
-
-/// Appends `shape`, printing only layouts that differ from the default one.
-pub fn print_shape_without_default_layouts(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::NonDefault,
-    }
-    .print(out, shape);
-}
-
-/// Appends `shape` without layouts.
-pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::None,
-    }
-    .print(out, shape);
 }
 
 /// Prints `m` as HLO text.
@@ -772,7 +729,7 @@ impl<'m> Printer<'m> {
             }
             Attrs::Slice(ranges) => {
                 self.out.push_str(", slice=");
-                crate::attrs::print_slice_ranges(&mut self.out, ranges);
+                crate::text::attrs::print_slice_ranges(&mut self.out, ranges);
             }
             Attrs::DynamicSlice { sizes } => self.list_attr("dynamic_slice_sizes", sizes),
             Attrs::Pad(config) => {
@@ -800,7 +757,11 @@ impl<'m> Printer<'m> {
                 if let Some(kind) = &c.convolution_kind {
                     self.word_attr("convolution_kind", kind);
                 }
-                crate::attrs::print_precision(&mut self.out, &c.precision, c.algorithm.as_deref());
+                crate::text::attrs::print_precision(
+                    &mut self.out,
+                    &c.precision,
+                    c.algorithm.as_deref(),
+                );
                 if let Some(s) = &c.sparsity_config {
                     self.word_attr("sparsity_config", s);
                 }
@@ -813,7 +774,11 @@ impl<'m> Printer<'m> {
                 if !d.rhs_group.is_empty() {
                     self.list_attr("rhs_group_dims", &d.rhs_group);
                 }
-                crate::attrs::print_precision(&mut self.out, &d.precision, d.algorithm.as_deref());
+                crate::text::attrs::print_precision(
+                    &mut self.out,
+                    &d.precision,
+                    d.algorithm.as_deref(),
+                );
             }
             Attrs::Gather(g) => g.print(&mut self.out),
             Attrs::Scatter(s) => s.print(&mut self.out),
@@ -904,7 +869,7 @@ impl<'m> Printer<'m> {
                 {
                     self.int_attr("batch_group_count", n);
                 }
-                crate::attrs::print_precision(&mut self.out, &cc.precision, None);
+                crate::text::attrs::print_precision(&mut self.out, &cc.precision, None);
                 if let Some(p) = &cc.padding_type {
                     self.word_attr("padding_type", p);
                 }
@@ -1196,7 +1161,7 @@ impl<'m> Printer<'m> {
             && !config.0.is_empty()
         {
             self.out.push_str(", backend_config=");
-            crate::attrs::print_string_or_dict(&mut self.out, &config.0);
+            crate::text::attrs::print_string_or_dict(&mut self.out, &config.0);
         }
     }
 }
@@ -1331,16 +1296,4 @@ fn channel_dependencies(m: &Module, comp: Comp) -> ChannelDependencies {
         }
     }
     deps
-}
-
-/// The printed form of one shape, for messages.
-pub fn shape_to_string(shapes: &ShapeTable, shape: Shape) -> String {
-    let mut out = String::new();
-    print_shape(shapes, &mut out, shape);
-    out
-}
-
-/// Whether `shape` is a tuple (convenience for printers of other formats).
-pub fn is_tuple(shapes: &ShapeTable, shape: Shape) -> bool {
-    matches!(shapes.get(shape), ShapeData::Tuple(_))
 }
