@@ -27,7 +27,7 @@ mod source_map;
 mod text_cache;
 
 pub use literal::print_literal;
-pub use printer::{PrintOptions, Style, post_order, print_module, write_module};
+pub use printer::{PrintOptions, Style, print_module, write_module};
 pub use shape::{
     is_tuple, print_shape, print_shape_without_default_layouts, print_shape_without_layout,
     shape_to_string,
