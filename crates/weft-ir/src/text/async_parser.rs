@@ -187,7 +187,8 @@ impl<'s> Parser<'s> {
         if kind == Opcode::AsyncStart
             && let (Some(t), Some(&comp)) = (&thread, callees.first())
         {
-            // It changes the called computation, which a worker does not have.
+            // It changes the called computation, which a parse of part of a
+            // text does not have.
             self.note_outside_dependency();
             self.set_thread(comp, t);
         }

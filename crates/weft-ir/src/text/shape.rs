@@ -453,7 +453,7 @@ pub(crate) struct ShapeMemo {
     start: u32,
     end: u32,
     shape: Shape,
-    /// The nesting bound of its text (see [`TextCache`](crate::text::text_cache)).
+    /// The nesting bound of its text (see [`TextCache`](crate::text::fast::text_cache)).
     levels: u32,
 }
 
@@ -464,7 +464,7 @@ impl ShapeMemo {
     fn repeated_at(&self, bytes: &[u8], start: usize) -> Option<usize> {
         let text = &bytes[self.start as usize..self.end as usize];
         let end = start + text.len();
-        if !crate::text::byte_scan::same_bytes(bytes.get(start..end)?, text) {
+        if !crate::text::fast::byte_scan::same_bytes(bytes.get(start..end)?, text) {
             return None;
         }
         // After a closing bracket the text ends whatever follows; after the

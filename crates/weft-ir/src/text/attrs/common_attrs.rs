@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::attrs::{FrontendAttributes, Metadata, ResultAccuracy, Statistics};
-use crate::text::byte_scan::{TextKey, same_text};
+use crate::text::fast::byte_scan::{TextKey, same_text};
 use crate::text::float::format_g;
 use crate::text::integers::{push_int, push_int_list};
 use crate::text::lexer::{Tok, escape_into};
