@@ -1,7 +1,9 @@
 //! `weft`: the command-line tool for XLA HLO programs with asynchronous operations.
 
+/// mimalloc, without transparent huge pages (the `no_thp` feature): see
+/// `docs/hlo-text.md`, "What a parse costs".
 #[global_allocator]
-static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `println!` that ends the program quietly when standard output is closed.
 macro_rules! say {
@@ -10,7 +12,6 @@ macro_rules! say {
     };
 }
 
-mod allocator;
 mod bench;
 mod check;
 mod convert;

@@ -32,6 +32,7 @@ pub mod module_config;
 pub mod names;
 pub mod opcode;
 pub mod operands;
+pub mod order;
 pub mod shape;
 pub mod shape_util;
 pub mod stack_frames;

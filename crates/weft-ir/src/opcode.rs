@@ -419,7 +419,8 @@ impl NameIndex {
             let position = usize::from(self.slots[slot]).checked_sub(1)?;
             let op = Opcode::ALL[position];
             if self.keys[position] == key
-                && (key.len <= 16 || crate::text::byte_scan::same_bytes(op.name().as_bytes(), name))
+                && (key.len <= 16
+                    || crate::text::fast::byte_scan::same_bytes(op.name().as_bytes(), name))
             {
                 return Some(op);
             }

@@ -3,40 +3,41 @@
 //!
 //! Every opcode names its family in the [opcode table](crate::opcode); an
 //! instruction's [`Attrs`] variant must be that family (the verifier checks it).
-//! Each family's text form — parse and print — lives beside its data in this
-//! module's files, in XLA's attribute order, so round-tripping holds by
-//! construction.
+//! This module holds the data, its invariants and the methods that do not
+//! depend on text; each family's text form — parse and print side by side, in
+//! XLA's attribute order — is in the file of the same name under `text/attrs/`.
 //!
 //! Values XLA itself treats as opaque (`backend_config`, frontend attribute values,
 //! a few rarely used structured attributes) are kept as text, so printing loses
 //! nothing.
 
 mod collective;
-mod common;
+mod common_attrs;
 mod convolution;
 mod dot;
 mod gather_scatter;
-mod misc;
+mod named_enums;
 mod sharding;
 mod window;
 
+pub(crate) use collective::canonicalize_iota;
 pub use collective::{
     CollectiveAttrs, CollectivePermuteAttrs, IotaReplicaGroups, Mesh, MeshAxesGroups, MeshDevices,
     ReplicaGroups,
 };
-pub use common::{
+pub use common_attrs::{
     BackendConfig, CommonAttrs, FrontendAttributes, Metadata, MoreMetadata, ResultAccuracy,
-    Statistics, lexes_as_dict, print_string_or_dict,
+    Statistics,
 };
 pub use convolution::{ConvolutionAttrs, ConvolutionDims};
-pub use dot::{DotAttrs, Precision, print_precision};
+pub use dot::{DotAttrs, Precision};
 pub use gather_scatter::{GatherAttrs, ScatterAttrs};
-pub use misc::*;
+pub use named_enums::*;
 pub use sharding::{
     AxisRef, DimSharding, NamedSharding, ReductionOp, Sharding, ShardingKind, ShardingMesh,
     SingleSharding, SubAxis, TileAssignment,
 };
-pub use window::{PaddingConfig, PaddingDim, SliceRange, Window, WindowDim, print_slice_ranges};
+pub use window::{PaddingConfig, PaddingDim, SliceRange, Window, WindowDim};
 
 use crate::literal::Literal;
 use crate::module::Instr;

@@ -187,7 +187,8 @@ impl<'s> Parser<'s> {
         if kind == Opcode::AsyncStart
             && let (Some(t), Some(&comp)) = (&thread, callees.first())
         {
-            // It changes the called computation, which a worker does not have.
+            // It changes the called computation, which a parse of part of a
+            // text does not have.
             self.note_outside_dependency();
             self.set_thread(comp, t);
         }
@@ -270,7 +271,7 @@ impl<'s> Parser<'s> {
         // reads like what was written.
         let text = |s: Shape| {
             let mut out = String::new();
-            crate::text::printer::print_shape_without_default_layouts(&self.m.shapes, &mut out, s);
+            crate::text::shape::print_shape_without_default_layouts(&self.m.shapes, &mut out, s);
             out
         };
         let bound: Vec<String> = elements[..operands].iter().map(|&s| text(s)).collect();

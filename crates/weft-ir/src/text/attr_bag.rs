@@ -14,10 +14,10 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::literal::Literal;
 use crate::module::{Comp, Instr};
 use crate::shape::Shape;
-use crate::text::byte_scan::same_text;
+use crate::text::fast::byte_scan::same_text;
+use crate::text::fast::text_cache::TextCache;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, ParseError, Parser};
-use crate::text::text_cache::TextCache;
 
 /// A parsed attribute value.
 #[derive(Clone, Debug)]

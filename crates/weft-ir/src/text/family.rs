@@ -553,9 +553,9 @@ impl Parser<'_> {
             let operand_shape = self.operand_shape(operand);
             if !crate::shape_util::compatible(&self.m.shapes, constraint, operand_shape) {
                 let mut text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut text, constraint);
+                crate::text::shape::print_shape(&self.m.shapes, &mut text, constraint);
                 let mut operand_text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut operand_text, operand_shape);
+                crate::text::shape::print_shape(&self.m.shapes, &mut operand_text, operand_shape);
                 return Err(self.error_at(
                     span,
                     format!(

@@ -9,8 +9,8 @@ use crate::module::{Callees, Comp, Instr, InstrData, Operands};
 use crate::opcode::{Arity, Flags, Opcode};
 use crate::shape::Shape;
 use crate::text::attr_bag::{Bag, Value};
-use crate::text::byte_scan::TextKey;
 use crate::text::family::Site;
+use crate::text::fast::byte_scan::TextKey;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{PResult, Parser};
 use compact_str::CompactString;
@@ -406,7 +406,7 @@ impl<'s> Parser<'s> {
             let tuple_shape = self.operand_shape(instr);
             let Some(elements) = self.m.shapes.tuple_elements(tuple_shape) else {
                 let mut text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                crate::text::shape::print_shape(&self.m.shapes, &mut text, tuple_shape);
                 return Err(self.error_at(
                     start,
                     format!("GTE operand must be tuple, but has shape: {text}"),
@@ -414,7 +414,7 @@ impl<'s> Parser<'s> {
             };
             if index < 0 || index as usize >= elements.len() {
                 let mut text = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut text, tuple_shape);
+                crate::text::shape::print_shape(&self.m.shapes, &mut text, tuple_shape);
                 return Err(self.error_at(
                     start,
                     format!("GTE index {index} out of bounds for shape: {text}"),
@@ -452,9 +452,9 @@ impl<'s> Parser<'s> {
                 && !crate::shape_util::compatible(&self.m.shapes, declared, actual)
             {
                 let mut d = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut d, declared);
+                crate::text::shape::print_shape(&self.m.shapes, &mut d, declared);
                 let mut a = String::new();
-                crate::text::printer::print_shape(&self.m.shapes, &mut a, actual);
+                crate::text::shape::print_shape(&self.m.shapes, &mut a, actual);
                 return Err(self
                     .error_at(
                         start,
@@ -683,11 +683,9 @@ impl<'s> Parser<'s> {
         }
         // A written name is hashed once, for the computation's table and (as
         // most names are spelled the way XLA spells their key) the module's,
-        // and on a worker for the main parser's table when it merges the line.
+        // and in a part of a text for the table of the parse it is merged into.
         let written_hash = name.map(|(n, _)| crate::names::name_hash(n));
-        if let Some(chunk) = &mut self.chunk {
-            chunk.last_name = name.zip(written_hash).map(|((n, _), hash)| (n, hash));
-        }
+        self.note_name(name.zip(written_hash).map(|((n, _), hash)| (n, hash)));
         let key = crate::names::NameKey::of_hashed(&self.m.instrs[instr].name, written_hash);
         self.set_name_key(instr, key);
         if let (Some((n, span)), Some(hash)) = (name, written_hash) {
@@ -804,8 +802,8 @@ impl<'s> Parser<'s> {
         }
         let span = self.span();
         let name = self.ident("a computation name")?;
-        if self.chunk.is_some() {
-            return Ok(self.chunk_computation_ref(name));
+        if let Some(comp) = self.outside_computation(name) {
+            return Ok(comp);
         }
         let comp = self
             .comp_names
@@ -957,7 +955,7 @@ impl Parser<'_> {
     ) -> PResult<()> {
         let text = |p: &Self, s: Shape| {
             let mut out = String::new();
-            crate::text::printer::print_shape_without_layout(&p.m.shapes, &mut out, s);
+            crate::text::shape::print_shape_without_layout(&p.m.shapes, &mut out, s);
             out
         };
         let non_empty_tuple =

@@ -111,7 +111,8 @@ macro_rules! byte_table {
 }
 
 /// Bytes that may continue an identifier: `[A-Za-z0-9_.-]`.
-const IDENT_CONTINUE: [bool; 256] = byte_table!(c => crate::text::byte_scan::is_identifier_byte(c));
+const IDENT_CONTINUE: [bool; 256] =
+    byte_table!(c => crate::text::fast::byte_scan::is_identifier_byte(c));
 
 /// Bytes of a run of dimension labels before its `_`: `[0-9bf?]`.
 const DIM_LABEL_RUN: [bool; 256] =
@@ -184,7 +185,7 @@ pub(crate) fn ident_run_end(bytes: &[u8], from: usize) -> usize {
     // per step, and the step that meets the end is gone over byte by byte.
     let mut at = 0;
     while let Some(block) = rest.get(at..).and_then(|r| r.first_chunk::<16>()) {
-        let outside = crate::text::byte_scan::not_identifier_mask(block);
+        let outside = crate::text::fast::byte_scan::not_identifier_mask(block);
         if outside != 0 {
             return from + at + outside.trailing_zeros() as usize;
         }

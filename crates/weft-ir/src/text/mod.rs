@@ -6,27 +6,37 @@
 //! Invariants, tested on every corpus module: printing a parsed canonical module
 //! gives back the same text; parse∘print∘parse∘print is a fixed point; no input
 //! makes the parser panic.
+//!
+//! The grammar is in this module's files, the printer in [`printer`]. Each
+//! structured attribute value has its parse and print side by side in
+//! [`attrs`]; shapes have theirs in `shape.rs`. What makes the parse fast
+//! without changing what it reads, the parse on several threads among it, is in
+//! `fast/`, which the grammar reaches through one entry point and two traits
+//! (`partial.rs`).
 
 mod async_parser;
 pub(crate) mod attr_bag;
-pub(crate) mod byte_scan;
-mod chunked;
+pub mod attrs;
 mod family;
+pub(crate) mod fast;
 pub mod float;
 mod infer;
 mod instr;
+pub(crate) mod integers;
 pub mod lexer;
 mod literal;
 mod module_parser;
 pub(crate) mod parser;
+mod partial;
 pub mod printer;
 pub(crate) mod shape;
 mod source_map;
-mod text_cache;
 
 pub use literal::print_literal;
-pub use printer::{
-    PrintOptions, Style, post_order, print_module, print_shape, shape_to_string, write_module,
+pub use printer::{PrintOptions, Style, print_module, write_module};
+pub use shape::{
+    is_tuple, print_shape, print_shape_without_default_layouts, print_shape_without_layout,
+    shape_to_string,
 };
 pub use source_map::SourceMap;
 
@@ -72,10 +82,7 @@ fn parse_on(
     record_spans: bool,
     byte_readers: bool,
 ) -> Result<(Module, SourceMap), Diagnostic> {
-    let survey = chunked::survey_lines(source);
-    let mut parser = parser::Parser::with_capacity(source, survey.newlines, record_spans);
-    parser.byte_readers = byte_readers;
-    chunked::parse_module(&mut parser, &survey, threads)?;
+    let parser = fast::parse_planned(source, threads, record_spans, byte_readers)?;
     Ok(parser.into_parts())
 }
 
@@ -97,31 +104,7 @@ pub fn parse_split_at(
     source: &str,
     chunk_starts: &[usize],
 ) -> Result<(Module, SourceMap), Diagnostic> {
-    let mut starts: Vec<usize> = chunk_starts
-        .iter()
-        .copied()
-        .filter(|&start| {
-            start < source.len() && u32::try_from(start).is_ok() && source.is_char_boundary(start)
-        })
-        .collect();
-    starts.sort_unstable();
-    starts.dedup();
-    let by_worker: Vec<(usize, usize)> = starts
-        .iter()
-        .enumerate()
-        .map(|(k, &start)| (k / 2, start))
-        .collect();
-    let workers = chunked::chunks_for_workers(&by_worker);
-    let survey = chunked::survey_lines(source);
-    let mut parser = parser::Parser::with_capacity(source, survey.newlines, true);
-    let body_starts = chunked::body_starts(source, &survey.bodies);
-    chunked::parse_module_in_chunks(
-        &mut parser,
-        &workers,
-        &body_starts,
-        chunked::Stealing::Forbidden,
-    )?;
-    Ok(parser.into_parts())
+    Ok(fast::parse_split_at(source, chunk_starts)?.into_parts())
 }
 
 /// Parses one shape written in HLO text (`f32[16,32]{0,1}`), interning it in

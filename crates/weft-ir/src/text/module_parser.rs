@@ -7,7 +7,7 @@ use crate::module::{Comp, Schedule};
 use crate::module_config::{AliasKind, BufferDonor, InputOutputAlias, ProgramShape};
 use crate::shape::Shape;
 use crate::stack_frames::{FileLocation, StackFrame, StackFrames};
-use crate::text::byte_scan::TextKey;
+use crate::text::fast::byte_scan::TextKey;
 use crate::text::lexer::{Tok, Token};
 use crate::text::parser::{MAX_RECYCLED_SCOPE, PResult, Parser, Scope};
 use compact_str::CompactString;
@@ -411,9 +411,9 @@ impl<'s> Parser<'s> {
             let actual = self.m.shape_of(root);
             if !crate::shape_util::compatible(&self.m.shapes, declared, actual) {
                 let mut d = String::new();
-                crate::text::printer::print_shape_without_layout(&self.m.shapes, &mut d, declared);
+                crate::text::shape::print_shape_without_layout(&self.m.shapes, &mut d, declared);
                 let mut a = String::new();
-                crate::text::printer::print_shape_without_layout(&self.m.shapes, &mut a, actual);
+                crate::text::shape::print_shape_without_layout(&self.m.shapes, &mut a, actual);
                 let root_name = self.m.instrs[root].name.clone();
                 return Err(self.error_at(
                     span,
@@ -534,8 +534,7 @@ impl<'s> Parser<'s> {
             if self.at(Tok::Eof) {
                 return Err(self.error("expected '}' closing the computation, found end of input"));
             }
-            if (!self.fragments.is_empty() || self.open_fragment.is_some()) && self.at_fragment() {
-                self.merge_fragment()?;
+            if self.parsed_ahead.is_some() && self.take_in_parsed_ahead()? {
                 continue;
             }
             self.instruction()?;

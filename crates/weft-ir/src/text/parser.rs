@@ -18,8 +18,6 @@
 //! finishes (so a nested or earlier computation keeps its names and later
 //! duplicates get `.1`, `.2`, … as XLA's `NameUniquer` gives them).
 
-use std::collections::VecDeque;
-
 use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
@@ -29,8 +27,9 @@ use crate::entity::{EntityRef, EntityVec};
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::names::{NameUniquer, name_hash};
 use crate::shape::Shape;
-use crate::text::byte_scan::{TextKey, same_text};
+use crate::text::fast::byte_scan::{TextKey, same_text};
 use crate::text::lexer::{Lexer, Tok, Token};
+use crate::text::partial::{OutsideText, ParsedAhead};
 use crate::text::source_map::SourceMap;
 
 /// The result of a parse step.
@@ -180,7 +179,7 @@ pub(crate) struct Parser<'s> {
     /// The computation written with `ENTRY`.
     pub marked_entry: Option<Comp>,
     /// Shapes by their exact text, without and with default layouts filled in.
-    pub shape_cache: [crate::text::text_cache::TextCache<'s, Shape>; 2],
+    pub shape_cache: [crate::text::fast::text_cache::TextCache<'s, Shape>; 2],
     /// The last shape found in each of `shape_cache`, by its text.
     pub last_cached_shape: [std::cell::Cell<Option<crate::text::shape::ShapeMemo>>; 2],
     /// Replica groups and shardings by their exact text: modules repeat a few
@@ -228,16 +227,10 @@ pub(crate) struct Parser<'s> {
     /// not reached.
     pub body_lines: Vec<(u32, u32)>,
     pub next_body: usize,
-    /// On a worker parsing one chunk of a body: what lies outside the chunk.
-    pub chunk: Option<Box<crate::text::chunked::ChunkState<'s>>>,
-    /// On the main parser: the chunks workers are parsing, in text order.
-    pub fragments: VecDeque<crate::text::chunked::PendingFragment<'s>>,
-    /// On the main parser: the fragment whose bodies it is merging.
-    pub open_fragment: Option<crate::text::chunked::OpenFragment<'s>>,
-    /// Tests only: the main parser panics when it reaches this byte, standing
-    /// in for a bug.
-    #[cfg(test)]
-    pub panic_at: Option<u32>,
+    /// In a parse of part of a text: what lies outside it (see `partial.rs`).
+    pub outside: Option<std::rc::Rc<dyn OutsideText<'s> + 's>>,
+    /// Lines of the text parsed ahead of the parser (see `partial.rs`).
+    pub parsed_ahead: Option<Box<dyn ParsedAhead<'s> + 's>>,
 }
 
 /// The largest name map (in entries) kept for reuse when its computation ends.
@@ -294,11 +287,8 @@ impl<'s> Parser<'s> {
             name_keys: Vec::with_capacity(lines),
             async_instrs: Vec::new(),
             callers: Vec::new(),
-            chunk: None,
-            fragments: VecDeque::new(),
-            open_fragment: None,
-            #[cfg(test)]
-            panic_at: None,
+            outside: None,
+            parsed_ahead: None,
         }
     }
 

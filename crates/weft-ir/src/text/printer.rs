@@ -16,8 +16,10 @@ use crate::attrs::*;
 use crate::literal::Literal;
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::opcode::Opcode;
-use crate::shape::{Shape, ShapeData, ShapeTable};
-use crate::text::shape::{Layouts, ShapePrinter, push_int};
+use crate::order::PostOrder;
+use crate::shape::Shape;
+use crate::text::integers::{push_int, push_int_list, push_int_list_compact};
+use crate::text::shape::{print_shape, print_shape_without_layout};
 
 /// Long or short print style.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -77,50 +79,6 @@ fn sugar_reads_back(m: &Module, comp: Comp) -> bool {
             && !op.has(crate::opcode::Flags::NO_ASYNC_SUGAR)
             && !matches!(op, Opcode::Parameter | Opcode::Constant)
     })
-}
-
-/// Appends `{a,b,c}`.
-pub(crate) fn push_int_list(out: &mut String, values: &[i64]) {
-    out.push('{');
-    push_int_list_compact(out, values);
-    out.push('}');
-}
-
-/// Appends `a,b,c`.
-pub(crate) fn push_int_list_compact(out: &mut String, values: &[i64]) {
-    for (i, &v) in values.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_int(out, v);
-    }
-}
-
-/// Appends `shape` with layouts.
-pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::All,
-    }
-    .print(out, shape);
-}
-
-/// Appends `shape`, printing only layouts that differ from the default one.
-pub fn print_shape_without_default_layouts(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::NonDefault,
-    }
-    .print(out, shape);
-}
-
-/// Appends `shape` without layouts.
-pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: Shape) {
-    ShapePrinter {
-        shapes,
-        layouts: Layouts::None,
-    }
-    .print(out, shape);
 }
 
 /// Prints `m` as HLO text.
@@ -772,7 +730,7 @@ impl<'m> Printer<'m> {
             }
             Attrs::Slice(ranges) => {
                 self.out.push_str(", slice=");
-                crate::attrs::print_slice_ranges(&mut self.out, ranges);
+                crate::text::attrs::print_slice_ranges(&mut self.out, ranges);
             }
             Attrs::DynamicSlice { sizes } => self.list_attr("dynamic_slice_sizes", sizes),
             Attrs::Pad(config) => {
@@ -800,7 +758,11 @@ impl<'m> Printer<'m> {
                 if let Some(kind) = &c.convolution_kind {
                     self.word_attr("convolution_kind", kind);
                 }
-                crate::attrs::print_precision(&mut self.out, &c.precision, c.algorithm.as_deref());
+                crate::text::attrs::print_precision(
+                    &mut self.out,
+                    &c.precision,
+                    c.algorithm.as_deref(),
+                );
                 if let Some(s) = &c.sparsity_config {
                     self.word_attr("sparsity_config", s);
                 }
@@ -813,7 +775,11 @@ impl<'m> Printer<'m> {
                 if !d.rhs_group.is_empty() {
                     self.list_attr("rhs_group_dims", &d.rhs_group);
                 }
-                crate::attrs::print_precision(&mut self.out, &d.precision, d.algorithm.as_deref());
+                crate::text::attrs::print_precision(
+                    &mut self.out,
+                    &d.precision,
+                    d.algorithm.as_deref(),
+                );
             }
             Attrs::Gather(g) => g.print(&mut self.out),
             Attrs::Scatter(s) => s.print(&mut self.out),
@@ -904,7 +870,7 @@ impl<'m> Printer<'m> {
                 {
                     self.int_attr("batch_group_count", n);
                 }
-                crate::attrs::print_precision(&mut self.out, &cc.precision, None);
+                crate::text::attrs::print_precision(&mut self.out, &cc.precision, None);
                 if let Some(p) = &cc.padding_type {
                     self.word_attr("padding_type", p);
                 }
@@ -1196,151 +1162,7 @@ impl<'m> Printer<'m> {
             && !config.0.is_empty()
         {
             self.out.push_str(", backend_config=");
-            crate::attrs::print_string_or_dict(&mut self.out, &config.0);
+            crate::text::attrs::print_string_or_dict(&mut self.out, &config.0);
         }
     }
-}
-
-/// XLA's instruction post-order for an unscheduled computation.
-pub fn post_order(m: &Module, comp: Comp) -> Vec<Instr> {
-    PostOrder::new(m).order(comp)
-}
-
-/// Computes post-orders computation by computation, reusing module-wide dense
-/// state (so walking every computation of a large module stays linear).
-struct PostOrder<'m> {
-    m: &'m Module,
-    /// Per instruction: 0 new, 1 visiting, 2 visited.
-    state: Vec<u8>,
-    /// Per instruction: whether something in its computation uses it.
-    used: Vec<bool>,
-    stack: Vec<Instr>,
-}
-
-impl<'m> PostOrder<'m> {
-    fn new(m: &'m Module) -> Self {
-        PostOrder {
-            m,
-            state: vec![0; m.instrs.len()],
-            used: vec![false; m.instrs.len()],
-            stack: Vec::new(),
-        }
-    }
-
-    fn order(&mut self, comp: Comp) -> Vec<Instr> {
-        use crate::entity::EntityRef;
-        const VISITING: u8 = 1;
-        const VISITED: u8 = 2;
-        let m = self.m;
-        let body = &m.comp(comp).body;
-        for &i in body {
-            for &o in &m.instr(i).operands {
-                self.used[o.index()] = true;
-            }
-        }
-        let deps = channel_dependencies(m, comp);
-        let mut order = Vec::with_capacity(body.len());
-        for &start in body {
-            if self.used[start.index()] || self.state[start.index()] == VISITED {
-                continue;
-            }
-            self.stack.clear();
-            self.stack.push(start);
-            while let Some(&current) = self.stack.last() {
-                let state = &mut self.state[current.index()];
-                if *state != 0 {
-                    self.stack.pop();
-                    if *state != VISITED {
-                        *state = VISITED;
-                        order.push(current);
-                    }
-                    continue;
-                }
-                *state = VISITING;
-                let data = m.instr(current);
-                let state = &self.state;
-                let stack = &mut self.stack;
-                let mut push = |i: Instr| {
-                    if state[i.index()] != VISITED {
-                        stack.push(i);
-                    }
-                };
-                if current != start {
-                    deps.of(current).iter().for_each(|&i| push(i));
-                }
-                data.operands.iter().rev().for_each(|&i| push(i));
-                data.control_predecessors().iter().for_each(|&i| push(i));
-            }
-        }
-        order
-    }
-}
-
-/// Collectives with the same channel id in one computation must be performed
-/// together: each depends on the earlier ones (XLA's `ComputeChannelDependencies`;
-/// none under SPMD partitioning). Stored as groups plus each member's position, so
-/// a module where every collective shares one channel id (as JAX emits) stays
-/// linear.
-#[derive(Default)]
-struct ChannelDependencies {
-    groups: Vec<Vec<Instr>>,
-    /// Member → (group, position in it).
-    members: FxHashMap<Instr, (usize, usize)>,
-}
-
-impl ChannelDependencies {
-    /// The collectives `instr` depends on.
-    fn of(&self, instr: Instr) -> &[Instr] {
-        match self.members.get(&instr) {
-            Some(&(group, position)) => &self.groups[group][..position],
-            None => &[],
-        }
-    }
-}
-
-fn channel_dependencies(m: &Module, comp: Comp) -> ChannelDependencies {
-    let mut deps = ChannelDependencies::default();
-    if m.config.partitions() != 1 {
-        return deps;
-    }
-    let mut group_of: FxHashMap<i64, usize> = FxHashMap::default();
-    for &i in &m.comp(comp).body {
-        let data = m.instr(i);
-        let channel = match (&data.opcode, &data.attrs) {
-            (
-                Opcode::AllReduce
-                | Opcode::AllGather
-                | Opcode::AllToAll
-                | Opcode::CollectiveBroadcast
-                | Opcode::RaggedAllToAll
-                | Opcode::ReduceScatter,
-                Attrs::Collective(c),
-            ) => c.channel_id,
-            (Opcode::CollectivePermute, Attrs::CollectivePermute(c)) => c.channel_id,
-            _ => None,
-        };
-        if let Some(channel) = channel {
-            let next = deps.groups.len();
-            let group = *group_of.entry(channel).or_insert(next);
-            if group == next {
-                deps.groups.push(Vec::new());
-            }
-            let position = deps.groups[group].len();
-            deps.groups[group].push(i);
-            deps.members.insert(i, (group, position));
-        }
-    }
-    deps
-}
-
-/// The printed form of one shape, for messages.
-pub fn shape_to_string(shapes: &ShapeTable, shape: Shape) -> String {
-    let mut out = String::new();
-    print_shape(shapes, &mut out, shape);
-    out
-}
-
-/// Whether `shape` is a tuple (convenience for printers of other formats).
-pub fn is_tuple(shapes: &ShapeTable, shape: Shape) -> bool {
-    matches!(shapes.get(shape), ShapeData::Tuple(_))
 }

@@ -13,9 +13,10 @@ use std::fmt::Write;
 
 use crate::element_type::ElementType;
 use crate::shape::{
-    ArrayShape, COMBINE_DIMENSION, DimLevel, DimLevelKind, Layout, Shape, ShapeData, SplitConfig,
-    UNBOUNDED,
+    ArrayShape, COMBINE_DIMENSION, DimLevel, DimLevelKind, Layout, Shape, ShapeData, ShapeTable,
+    SplitConfig, UNBOUNDED,
 };
+use crate::text::integers::push_int;
 use crate::text::lexer::Tok;
 use crate::text::parser::{MAX_DEPTH, PResult, Parser};
 
@@ -452,7 +453,7 @@ pub(crate) struct ShapeMemo {
     start: u32,
     end: u32,
     shape: Shape,
-    /// The nesting bound of its text (see [`TextCache`](crate::text::text_cache)).
+    /// The nesting bound of its text (see [`TextCache`](crate::text::fast::text_cache)).
     levels: u32,
 }
 
@@ -463,7 +464,7 @@ impl ShapeMemo {
     fn repeated_at(&self, bytes: &[u8], start: usize) -> Option<usize> {
         let text = &bytes[self.start as usize..self.end as usize];
         let end = start + text.len();
-        if !crate::text::byte_scan::same_bytes(bytes.get(start..end)?, text) {
+        if !crate::text::fast::byte_scan::same_bytes(bytes.get(start..end)?, text) {
             return None;
         }
         // After a closing bracket the text ends whatever follows; after the
@@ -607,6 +608,45 @@ fn skip_spaces(src: &[u8], at: usize) -> usize {
             .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
             .count()
     })
+}
+
+/// Appends `shape` with layouts.
+pub fn print_shape(shapes: &ShapeTable, out: &mut String, shape: Shape) {
+    ShapePrinter {
+        shapes,
+        layouts: Layouts::All,
+    }
+    .print(out, shape);
+}
+
+/// Appends `shape`, printing only layouts that differ from the default one.
+pub fn print_shape_without_default_layouts(shapes: &ShapeTable, out: &mut String, shape: Shape) {
+    ShapePrinter {
+        shapes,
+        layouts: Layouts::NonDefault,
+    }
+    .print(out, shape);
+}
+
+/// Appends `shape` without layouts.
+pub fn print_shape_without_layout(shapes: &ShapeTable, out: &mut String, shape: Shape) {
+    ShapePrinter {
+        shapes,
+        layouts: Layouts::None,
+    }
+    .print(out, shape);
+}
+
+/// The printed form of one shape, for messages.
+pub fn shape_to_string(shapes: &ShapeTable, shape: Shape) -> String {
+    let mut out = String::new();
+    print_shape(shapes, &mut out, shape);
+    out
+}
+
+/// Whether `shape` is a tuple (convenience for printers of other formats).
+pub fn is_tuple(shapes: &ShapeTable, shape: Shape) -> bool {
+    matches!(shapes.get(shape), ShapeData::Tuple(_))
 }
 
 /// Which layouts a [`ShapePrinter`] prints.
@@ -764,27 +804,5 @@ impl ShapePrinter<'_> {
             }
         }
         out.push('}');
-    }
-}
-
-/// Appends a decimal integer without going through `fmt`.
-#[inline]
-pub(crate) fn push_int(out: &mut String, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut n = v.unsigned_abs();
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        out.push('-');
-    }
-    for &digit in &buf[i..] {
-        out.push(char::from(digit));
     }
 }

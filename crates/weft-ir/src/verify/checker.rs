@@ -133,7 +133,7 @@ impl<'m> Checker<'m> {
     /// `shape` as HLO text (`f32[2,3]{1,0}`), for messages.
     pub fn text(&self, shape: Shape) -> String {
         let mut out = String::new();
-        crate::text::printer::print_shape(&self.m.shapes, &mut out, shape);
+        crate::text::shape::print_shape(&self.m.shapes, &mut out, shape);
         out
     }
 

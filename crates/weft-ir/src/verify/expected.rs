@@ -82,7 +82,7 @@ impl Checker<'_> {
     fn write_expected(&self, out: &mut String, expected: &Expected) {
         match expected {
             Expected::Existing(s) => {
-                crate::text::printer::print_shape_without_layout(&self.m.shapes, out, *s)
+                crate::text::shape::print_shape_without_layout(&self.m.shapes, out, *s)
             }
             Expected::Token => out.push_str("token[]"),
             Expected::Array {
@@ -126,7 +126,7 @@ impl Checker<'_> {
         }
         let want = self.expected_text(expected);
         let mut have = String::new();
-        crate::text::printer::print_shape_without_layout(&self.m.shapes, &mut have, declared);
+        crate::text::shape::print_shape_without_layout(&self.m.shapes, &mut have, declared);
         let opcode = self.data(instr).opcode;
         // XLA's wording (ShapeVerifier::CheckShape), so messages can be compared.
         self.report(

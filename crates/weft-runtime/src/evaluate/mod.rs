@@ -389,7 +389,7 @@ impl<'m> Evaluator<'m> {
         let order = match self.module.schedule.as_ref().and_then(|s| s.sequence(comp)) {
             Some(sequence) => sequence.to_vec(),
             None => text_order(self.module, comp)
-                .unwrap_or_else(|| weft_ir::text::post_order(self.module, comp)),
+                .unwrap_or_else(|| weft_ir::order::post_order(self.module, comp)),
         };
         let order = std::rc::Rc::new(order);
         self.orders.insert(comp, order.clone());

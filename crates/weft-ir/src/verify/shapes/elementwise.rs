@@ -90,7 +90,7 @@ pub(super) fn dynamic_flags(array: &ArrayShape) -> Vec<bool> {
 /// `shape` as XLA's `HumanString` prints it: no layout.
 pub(super) fn human(cx: &Checker, shape: Shape) -> String {
     let mut out = String::new();
-    crate::text::printer::print_shape_without_layout(&cx.m.shapes, &mut out, shape);
+    crate::text::shape::print_shape_without_layout(&cx.m.shapes, &mut out, shape);
     out
 }
 

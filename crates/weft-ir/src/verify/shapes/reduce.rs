@@ -48,7 +48,7 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
 /// `shape` as XLA's `HumanString` prints it (no layout), for messages.
 pub(super) fn human(cx: &Checker, shape: Shape) -> String {
     let mut out = String::new();
-    crate::text::printer::print_shape_without_layout(&cx.m.shapes, &mut out, shape);
+    crate::text::shape::print_shape_without_layout(&cx.m.shapes, &mut out, shape);
     out
 }
 

@@ -14,7 +14,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use crate::text::byte_scan::same_text;
+use crate::text::fast::byte_scan::same_text;
 
 use crate::text::parser::MAX_DEPTH;
 

@@ -1,4 +1,4 @@
-//! Small enumerated attribute values and their text names.
+//! Small enumerated attribute values and their spellings in HLO text.
 
 macro_rules! text_enum {
     ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),* $(,)? }) => {

@@ -15,6 +15,9 @@
 //! next computation's header) is left to the main parser. When the main
 //! parser's instruction loop reaches a segment's first byte exactly, it merges
 //! the segment instruction by instruction instead of parsing those lines again.
+//! The grammar knows neither side: a worker's parser reaches what its chunk
+//! does not know as its [`OutsideText`] ([`ChunkState`]), and the main parser
+//! reaches the workers' fragments as its [`ParsedAhead`] ([`Merger`]).
 //! A chunk the worker has not started on when the main parser gets there is
 //! the main parser's to read itself: whoever claims it first parses it. Since
 //! a worker goes from its last chunk back, the main parser reads the chunks at
@@ -55,7 +58,9 @@
 //!   ends exactly where the next item starts, and otherwise carries on
 //!   sequentially from there.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::mpsc;
@@ -67,9 +72,10 @@ use crate::entity::EntityRef;
 use crate::module::{Callees, Comp, Instr, InstrData, Module, Operands};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData, ShapeTable};
-use crate::text::byte_scan::TextKey;
+use crate::text::fast::byte_scan::TextKey;
 use crate::text::lexer::Tok;
 use crate::text::parser::{PResult, Parser, Scope};
+use crate::text::partial::{OutsideText, ParsedAhead};
 use crate::text::source_map::SourceMap;
 
 /// The smallest body worth splitting. A body is the best case for a worker
@@ -221,7 +227,7 @@ pub(crate) fn survey_lines(src: &str) -> LineSurvey {
     let (blocks, tail) = bytes.as_chunks::<64>();
     let tail_start = bytes.len() - tail.len();
     for (block_index, block) in blocks.iter().enumerate() {
-        let mut newlines = crate::text::byte_scan::newline_mask(block);
+        let mut newlines = crate::text::fast::byte_scan::newline_mask(block);
         while newlines != 0 {
             let newline = block_index * 64 + newlines.trailing_zeros() as usize;
             newlines &= newlines - 1;
@@ -451,13 +457,10 @@ pub(crate) fn chunks_for_workers(starts: &[(usize, usize)]) -> Vec<Vec<Chunk>> {
     workers
 }
 
-/// Parses the module with one body split over up to `threads` threads when that
-/// pays; the result is the sequential parse's.
-pub(crate) fn parse_module<'s>(
-    parser: &mut Parser<'s>,
-    survey: &LineSurvey,
-    threads: usize,
-) -> PResult<()> {
+/// Sizes the parser's tables for the module the survey found: each body's
+/// instruction list and name table at its line count, and the computation
+/// tables at the number of bodies.
+pub(crate) fn size_tables(parser: &mut Parser<'_>, survey: &LineSurvey) {
     parser.body_lines = survey
         .bodies
         .iter()
@@ -469,16 +472,18 @@ pub(crate) fn parse_module<'s>(
     parser.m.comps.reserve(computations);
     parser.comp_names.reserve(computations);
     parser.comp_uniquer = crate::names::NameUniquer::with_capacity(computations);
-    let mut workers = plan_chunks(parser.src, &survey.splittable_bodies(), threads);
+}
+
+/// The chunks each worker parses when the module is parsed on up to `threads`
+/// threads: the tails of its big bodies, or else the tail of the whole text;
+/// none when splitting would not pay.
+pub(crate) fn plan(src: &str, survey: &LineSurvey, threads: usize) -> Vec<Vec<Chunk>> {
+    let workers = plan_chunks(src, &survey.splittable_bodies(), threads);
     if workers.is_empty() {
-        workers = plan_text(parser.src, &survey.bodies, threads);
+        plan_text(src, &survey.bodies, threads)
+    } else {
+        workers
     }
-    parse_module_in_chunks(
-        parser,
-        &workers,
-        &body_starts(parser.src, &survey.bodies),
-        Stealing::Allowed,
-    )
 }
 
 /// Parses the module with each worker thread parsing its chunks (text order
@@ -496,6 +501,10 @@ pub(crate) fn parse_module_in_chunks<'s>(
     let record_spans = parser.record_spans;
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
+        let mut merger = Merger {
+            fragments: VecDeque::new(),
+            open: None,
+        };
         for chunks in workers {
             let (give_back, given_back) = mpsc::channel::<Fragment<'_>>();
             let (senders, pending): (Vec<_>, Vec<_>) = chunks
@@ -559,9 +568,10 @@ pub(crate) fn parse_module_in_chunks<'s>(
             // Without a thread (the system refused one), the main parser simply
             // parses those chunks itself.
             if worker.is_ok() {
-                parser.fragments.extend(pending);
+                merger.fragments.extend(pending);
             }
         }
+        parser.parsed_ahead = Some(Box::new(merger));
         // A worker waits to free its fragments until every sender of its
         // give-back channel is gone, and the scope waits for the workers: the
         // fragments the main parser holds are let go of even if it panics,
@@ -569,10 +579,7 @@ pub(crate) fn parse_module_in_chunks<'s>(
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.module()));
         // Workers whose chunk the main parser never reached stop early.
         cancel.store(true, Ordering::Relaxed);
-        parser.fragments.clear();
-        if let Some(open) = parser.open_fragment.take() {
-            open.close();
-        }
+        parser.parsed_ahead = None;
         result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
 }
@@ -612,7 +619,7 @@ const CLAIMED_BY_WORKER: u8 = 1;
 const CLAIMED_BY_MAIN: u8 = 2;
 
 /// A fragment a worker is still parsing.
-pub(crate) struct PendingFragment<'s> {
+struct PendingFragment<'s> {
     /// The first byte of the worker's chunk.
     pub start: u32,
     /// Who parses the chunk: the worker takes it when it starts on it, the
@@ -626,21 +633,23 @@ pub(crate) struct PendingFragment<'s> {
 }
 
 /// What a worker knows that the main parser must settle: see the module docs.
+/// The worker's parser reaches it as its [`OutsideText`]; the worker reads it
+/// between instructions.
 #[derive(Default)]
-pub(crate) struct ChunkState<'s> {
+struct ChunkState<'s> {
     /// Names used before their definition in the chunk → outside placeholder.
-    outside: FxHashMap<TextKey<'s>, Instr>,
+    outside: RefCell<FxHashMap<TextKey<'s>, Instr>>,
     /// Outside placeholders and holes: instructions whose data is not known here.
-    untrusted: FxHashSet<Instr>,
+    untrusted: RefCell<FxHashSet<Instr>>,
     /// Shapes declared for untrusted instructions where they were used.
-    assumed: FxHashMap<Instr, Shape>,
+    assumed: RefCell<FxHashMap<Instr, Shape>>,
     /// Computation names → placeholder computations.
-    comp_refs: FxHashMap<TextKey<'s>, Comp>,
+    comp_refs: RefCell<FxHashMap<TextKey<'s>, Comp>>,
     /// Whether the instruction being parsed read something from outside.
     depended: Cell<bool>,
     /// The name of the instruction just registered, with its
     /// [`name_hash`](crate::names::name_hash) (which the merge reuses).
-    pub last_name: Option<(&'s str, u64)>,
+    last_name: Cell<Option<(&'s str, u64)>>,
 }
 
 /// One instruction of a fragment.
@@ -656,7 +665,7 @@ struct Item<'s> {
 }
 
 /// A chunk as a worker parsed it.
-pub(crate) struct Fragment<'s> {
+struct Fragment<'s> {
     module: Module,
     spans: SourceMap,
     name_keys: Vec<Option<crate::names::NameKey>>,
@@ -701,7 +710,8 @@ fn parse_chunk<'s>(
     let estimated_lines = (stop.min(src.len()) - chunk.start as usize) / 64 + 16;
     let mut p = Parser::with_capacity(src, estimated_lines, record_spans);
     p.seek(chunk.start as usize);
-    p.chunk = Some(Box::default());
+    let state: Rc<ChunkState<'s>> = Rc::default();
+    p.outside = Some(state.clone());
     let mut names = crate::text::parser::ScopeNames::default();
     names.reserve(estimated_lines, &p.m.instrs);
     let mut items = Vec::with_capacity(estimated_lines);
@@ -718,7 +728,7 @@ fn parse_chunk<'s>(
             root: None,
         });
         let first_item = items.len();
-        let end = parse_segment(&mut p, src, stop, &mut items, cancel);
+        let end = parse_segment(&mut p, &state, src, stop, &mut items, cancel);
         let mut scope = p.scopes.pop().expect("pushed above");
         segments.push(Segment {
             start: segment_start,
@@ -727,9 +737,8 @@ fn parse_chunk<'s>(
             end,
         });
         // Names outside one body are not those outside the next.
-        let state = p.chunk.as_deref_mut().expect("a worker");
-        outside.extend(state.outside.drain().map(|(name, instr)| (instr, name.0)));
-        comp_refs.extend(state.comp_refs.drain().map(|(name, comp)| (comp, name.0)));
+        outside.extend((state.outside.borrow_mut().drain()).map(|(name, instr)| (instr, name.0)));
+        comp_refs.extend((state.comp_refs.borrow_mut().drain()).map(|(name, comp)| (comp, name.0)));
         let next_body = body_starts
             .get(body_starts.partition_point(|&start| start <= end))
             .copied();
@@ -747,13 +756,13 @@ fn parse_chunk<'s>(
             _ => break,
         }
     }
-    let state = p.chunk.take().expect("a worker");
+    p.outside = None;
     Fragment {
         items,
         segments,
         outside,
         comp_refs,
-        assumed: state.assumed,
+        assumed: state.assumed.take(),
         chain_starts: std::mem::take(&mut p.chain_starts),
         spans: std::mem::take(&mut p.spans),
         name_keys: std::mem::take(&mut p.name_keys),
@@ -765,6 +774,7 @@ fn parse_chunk<'s>(
 /// `stop`, the body's `}` or the end of the text; returns where it stopped.
 fn parse_segment<'s>(
     p: &mut Parser<'s>,
+    state: &ChunkState<'s>,
     src: &'s str,
     stop: usize,
     items: &mut Vec<Item<'s>>,
@@ -780,11 +790,10 @@ fn parse_segment<'s>(
         }
         let instrs_before = p.m.instrs.len();
         let comps_before = p.m.comps.len();
-        let state = p.chunk.as_deref_mut().expect("a worker");
-        let refs_before = state.comp_refs.len();
-        let outside_before = state.outside.len();
+        let refs_before = state.comp_refs.borrow().len();
+        let outside_before = state.outside.borrow().len();
         state.depended.set(false);
-        state.last_name = None;
+        state.last_name.set(None);
         let Ok(instr) = p.instruction() else {
             // The main parser parses this line (and reports its error, if the
             // error is real); the worker goes on at the next line.
@@ -801,25 +810,20 @@ fn parse_segment<'s>(
             }
             continue;
         };
-        let state = p.chunk.as_deref().expect("a worker");
         let data = &p.m.instrs[instr];
         let hole = state.depended.get()
             // Nested instructions and compact get-tuple-elements (outside
             // placeholders are instructions too).
-            || p.m.instrs.len() - instrs_before != 1 + state.outside.len() - outside_before
+            || p.m.instrs.len() - instrs_before != 1 + state.outside.borrow().len() - outside_before
             // Computations made by the instruction (async wrappers, inline bodies).
-            || p.m.comps.len() - comps_before != state.comp_refs.len() - refs_before
+            || p.m.comps.len() - comps_before != state.comp_refs.borrow().len() - refs_before
             // Sugared async ops change the computation their chain wraps.
             || data.attrs.as_async().is_some_and(|a| a.sugar_opcode.is_some())
             // Names that the parser's `<opcode>.anon` counter must see in order.
             || data.name.contains(".anon");
-        let name = state.last_name;
+        let name = state.last_name.get();
         if hole {
-            p.chunk
-                .as_deref_mut()
-                .expect("a worker")
-                .untrusted
-                .insert(instr);
+            state.untrusted.borrow_mut().insert(instr);
         }
         items.push(Item {
             instr: Some(instr),
@@ -839,77 +843,52 @@ fn next_line_start(src: &str, at: usize) -> Option<usize> {
 }
 
 /// The worker side: how the parser treats what lies outside its chunk.
-impl<'s> Parser<'s> {
-    /// An operand's shape, for a check that reads it. On a worker, reading an
-    /// untrusted operand's shape with no assumption about it makes the
-    /// instruction a hole.
-    pub(crate) fn operand_shape(&self, operand: Instr) -> Shape {
-        if let Some(chunk) = &self.chunk
-            && chunk.untrusted.contains(&operand)
-            && !chunk.assumed.contains_key(&operand)
+impl<'s> OutsideText<'s> for ChunkState<'s> {
+    /// Reading an untrusted operand's shape with no assumption about it makes
+    /// the instruction a hole.
+    fn read_shape(&self, operand: Instr) {
+        if self.untrusted.borrow().contains(&operand)
+            && !self.assumed.borrow().contains_key(&operand)
         {
-            chunk.depended.set(true);
+            self.depended.set(true);
         }
-        self.m.shape_of(operand)
     }
 
-    /// The shape of an operand written with a `declared` shape. On a worker, the
-    /// first declared shape of an untrusted operand becomes the assumption the
-    /// merge checks.
-    pub(crate) fn declared_operand_shape(&mut self, operand: Instr, declared: Shape) -> Shape {
-        if let Some(chunk) = self.chunk.as_deref_mut()
-            && chunk.untrusted.contains(&operand)
-            && !chunk.assumed.contains_key(&operand)
+    /// The first declared shape of an untrusted operand becomes the assumption
+    /// the merge checks.
+    fn assume_shape(&self, operand: Instr, declared: Shape) -> bool {
+        if self.untrusted.borrow().contains(&operand)
+            && !self.assumed.borrow().contains_key(&operand)
         {
-            chunk.assumed.insert(operand, declared);
-            self.m.instrs[operand].shape = declared;
+            self.assumed.borrow_mut().insert(operand, declared);
+            return true;
         }
-        self.m.shape_of(operand)
+        false
     }
 
-    /// The async-start or async-update whose value reaches `first` (an update's
-    /// or done's operand). On a worker, a walk that reads an untrusted
-    /// instruction, a parameter or a while loop (whose callers and body are
-    /// outside the chunk) makes the instruction a hole.
-    pub(crate) fn async_producer(&self, first: Instr) -> Option<Instr> {
-        let mut tracer = crate::async_chain::ChainTracer::new(&self.m);
-        let Some(chunk) = &self.chunk else {
-            return tracer.producer(first, &[]);
-        };
-        tracer.producer_visiting(first, &[], |instr| {
-            if chunk.untrusted.contains(&instr)
-                || matches!(
-                    self.m.instrs[instr].opcode,
-                    Opcode::Parameter | Opcode::While
-                )
-            {
-                chunk.depended.set(true);
-            }
-        })
-    }
-
-    /// Notes that the instruction being parsed depends on more than its chunk.
-    pub(crate) fn note_outside_dependency(&self) {
-        if let Some(chunk) = &self.chunk {
-            chunk.depended.set(true);
+    /// A walk that reads an untrusted instruction, a parameter or a while loop
+    /// (whose callers and body are outside the chunk) makes the instruction a
+    /// hole.
+    fn read_chain_link(&self, m: &Module, instr: Instr) {
+        if self.untrusted.borrow().contains(&instr)
+            || matches!(m.instrs[instr].opcode, Opcode::Parameter | Opcode::While)
+        {
+            self.depended.set(true);
         }
     }
 
-    /// Looks an operand up; a worker makes an outside placeholder for a name its
-    /// chunk has not defined.
-    pub(crate) fn lookup_operand(&mut self, name: &'s str) -> Option<Instr> {
-        let found = self.lookup(name);
-        if found.is_some() || self.chunk.is_none() {
-            return found;
+    fn depend(&self) {
+        self.depended.set(true);
+    }
+
+    /// An outside placeholder per name: the merge maps it to the real operand.
+    fn outside_operand(&self, m: &mut Module, parent: Comp, name: &'s str) -> Instr {
+        if let Some(&placeholder) = self.outside.borrow().get(&TextKey(name)) {
+            return placeholder;
         }
-        let parent = self.current_comp();
-        let token = self.m.shapes.token();
-        let chunk = self.chunk.as_deref_mut()?;
-        if let Some(&placeholder) = chunk.outside.get(&TextKey(name)) {
-            return Some(placeholder);
-        }
-        // Not in the computation's body: the merge maps it to the real operand.
-        let placeholder = self.m.add_instr_outside_body(
+        // Not in the computation's body.
+        let token = m.shapes.token();
+        let placeholder = m.add_instr_outside_body(
             parent,
             InstrData {
                 name: name.into(),
@@ -922,25 +901,23 @@ impl<'s> Parser<'s> {
                 metadata: None,
             },
         );
-        chunk.outside.insert(TextKey(name), placeholder);
-        chunk.untrusted.insert(placeholder);
-        Some(placeholder)
+        self.outside.borrow_mut().insert(TextKey(name), placeholder);
+        self.untrusted.borrow_mut().insert(placeholder);
+        placeholder
     }
 
-    /// A worker's computation reference: a placeholder per name.
-    pub(crate) fn chunk_computation_ref(&mut self, name: &'s str) -> Comp {
-        if let Some(&comp) = self
-            .chunk
-            .as_deref()
-            .and_then(|c| c.comp_refs.get(&TextKey(name)))
-        {
+    /// A placeholder computation per name.
+    fn outside_computation(&self, m: &mut Module, name: &'s str) -> Comp {
+        if let Some(&comp) = self.comp_refs.borrow().get(&TextKey(name)) {
             return comp;
         }
-        let comp = self.m.add_comp(name);
-        if let Some(chunk) = self.chunk.as_deref_mut() {
-            chunk.comp_refs.insert(TextKey(name), comp);
-        }
+        let comp = m.add_comp(name);
+        self.comp_refs.borrow_mut().insert(TextKey(name), comp);
         comp
+    }
+
+    fn named(&self, name: Option<(&'s str, u64)>) {
+        self.last_name.set(name);
     }
 }
 
@@ -953,7 +930,7 @@ struct HandleMap {
 
 /// A fragment the main parser has received and whose segments it merges as it
 /// reaches them.
-pub(crate) struct OpenFragment<'s> {
+struct OpenFragment<'s> {
     fragment: Fragment<'s>,
     /// The next segment to merge.
     next: usize,
@@ -971,25 +948,53 @@ impl OpenFragment<'_> {
     }
 }
 
+/// The main parser's side of the workers: the fragments they are parsing, in
+/// text order, and the one whose segments the main parser is merging. Dropped
+/// when the parse ends (or panics), which hands a merged fragment back to its
+/// worker and lets the workers' wait for fragments to free end.
+struct Merger<'s> {
+    fragments: VecDeque<PendingFragment<'s>>,
+    open: Option<OpenFragment<'s>>,
+}
+
+impl Drop for Merger<'_> {
+    fn drop(&mut self) {
+        self.fragments.clear();
+        if let Some(open) = self.open.take() {
+            open.close();
+        }
+    }
+}
+
+impl<'s> ParsedAhead<'s> for Merger<'s> {
+    fn take_in(&mut self, parser: &mut Parser<'s>) -> PResult<bool> {
+        if (self.fragments.is_empty() && self.open.is_none()) || !self.at_fragment(parser) {
+            return Ok(false);
+        }
+        self.merge_fragment(parser)?;
+        Ok(true)
+    }
+}
+
 /// The main side: merging fragments.
-impl<'s> Parser<'s> {
+impl<'s> Merger<'s> {
     /// Whether the instruction loop is at the first byte of a segment a worker
     /// parsed; drops segments and fragments the main parser has passed without
     /// landing on them.
-    pub(crate) fn at_fragment(&mut self) -> bool {
+    fn at_fragment(&mut self, parser: &Parser<'s>) -> bool {
         loop {
-            if let Some(open) = &mut self.open_fragment {
+            if let Some(open) = &mut self.open {
                 match open.fragment.segments.get(open.next) {
-                    Some(segment) if self.tok.start < segment.start => return false,
-                    Some(segment) if self.tok.start == segment.start => {
-                        if self.scopes.len() == 1 {
+                    Some(segment) if parser.tok.start < segment.start => return false,
+                    Some(segment) if parser.tok.start == segment.start => {
+                        if parser.scopes.len() == 1 {
                             return true;
                         }
                         open.next += 1;
                     }
                     Some(_) => open.next += 1,
                     None => {
-                        if let Some(open) = self.open_fragment.take() {
+                        if let Some(open) = self.open.take() {
                             open.close();
                         }
                     }
@@ -999,10 +1004,10 @@ impl<'s> Parser<'s> {
             let Some(next) = self.fragments.front() else {
                 return false;
             };
-            if self.tok.start < next.start {
+            if parser.tok.start < next.start {
                 return false;
             }
-            let landed = self.tok.start == next.start && self.scopes.len() == 1;
+            let landed = parser.tok.start == next.start && parser.scopes.len() == 1;
             let pending = self.fragments.pop_front().expect("looked at above");
             let worker_has_it = pending
                 .claim
@@ -1020,7 +1025,7 @@ impl<'s> Parser<'s> {
             let Ok(fragment) = pending.receiver.recv() else {
                 return false;
             };
-            self.open_fragment = Some(OpenFragment {
+            self.open = Some(OpenFragment {
                 map: HandleMap {
                     instrs: vec![None; fragment.module.instrs.len()],
                     comps: vec![None; fragment.module.comps.len()],
@@ -1035,8 +1040,8 @@ impl<'s> Parser<'s> {
 
     /// Merges the segment starting here (see the module docs), then leaves the
     /// parser where the sequential parse must continue.
-    pub(crate) fn merge_fragment(&mut self) -> PResult<()> {
-        let Some(mut open) = self.open_fragment.take() else {
+    fn merge_fragment(&mut self, parser: &mut Parser<'s>) -> PResult<()> {
+        let Some(mut open) = self.open.take() else {
             return Ok(());
         };
         let Some(segment) = open.fragment.segments.get(open.next).cloned() else {
@@ -1045,12 +1050,15 @@ impl<'s> Parser<'s> {
         };
         open.next += 1;
         let items = std::mem::take(&mut open.fragment.items);
-        let result = self.merge_segment(&mut open, &items[segment.items.clone()], &segment);
+        let result = parser.merge_segment(&mut open, &items[segment.items.clone()], &segment);
         open.fragment.items = items;
-        self.open_fragment = Some(open);
+        self.open = Some(open);
         result
     }
+}
 
+/// Merging a segment into the main parser's module.
+impl<'s> Parser<'s> {
     fn merge_segment(
         &mut self,
         open: &mut OpenFragment<'s>,
@@ -1061,7 +1069,7 @@ impl<'s> Parser<'s> {
         let mut resume = segment.end;
         for (k, item) in items.iter().enumerate() {
             #[cfg(test)]
-            if self.panic_at == Some(item.start) {
+            if tests::PANIC_AT.get() == Some(item.start) {
                 panic!("injected by a test");
             }
             if item.hole {
@@ -1290,6 +1298,12 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests {
+    std::thread_local! {
+        /// The main parser panics when its merge reaches this byte, standing in
+        /// for a bug.
+        pub(super) static PANIC_AT: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    }
+
     use super::{
         Body, CHUNKS_PER_WORKER, Chunk, MIN_SHARED_TEXT_BYTES, MIN_SPLIT_BODY_BYTES, TAIL_MARGIN,
         body_starts, plan_chunks, plan_text, survey_lines,
@@ -1628,7 +1642,7 @@ mod tests {
         std::thread::spawn(move || {
             let result = std::panic::catch_unwind(|| {
                 let mut parser = Parser::with_capacity(&text, survey.newlines, true);
-                parser.panic_at = Some(panic_at);
+                PANIC_AT.set(Some(panic_at));
                 let _ = parse_module_in_chunks(&mut parser, &workers, &starts, Stealing::Forbidden);
             });
             let _ = done.send(result.is_err());
