@@ -81,27 +81,14 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
 }
 
 fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
-    let body = weft_stablehlo::text::parse(&source.text).map_err(|d| {
-        eprint!("{}", d.render(&source.name, &source.text));
-        ExitCode::FAILURE
-    })?;
-    if let Err(errors) = weft_stablehlo::verify(&body) {
-        for error in &errors {
-            eprint!(
-                "{}",
-                error
-                    .to_diagnostic(&body)
-                    .render(&source.name, &source.text)
+    let module = weft_stablehlo::load::load(&source.text, None).map_err(|error| {
+        eprint!("{}", error.render(&source.name, &source.text));
+        if error.stage == weft_stablehlo::load::Stage::Verify {
+            eprintln!(
+                "error: {} verifier error(s); nothing converted",
+                error.diagnostics.len()
             );
         }
-        eprintln!(
-            "error: {} verifier error(s); nothing converted",
-            errors.len()
-        );
-        return Err(ExitCode::FAILURE);
-    }
-    let module = weft_stablehlo::lower::lower(&body).map_err(|d| {
-        eprint!("{}", d.render(&source.name, &source.text));
         ExitCode::FAILURE
     })?;
     let options = PrintOptions {

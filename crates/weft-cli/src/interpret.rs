@@ -82,14 +82,10 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
 }
 
 fn run_case(text: &str, arguments: &[ArrayLiteral], verbose: bool) -> Outcome {
-    let body = match weft_stablehlo::text::parse(text) {
-        Ok(body) => body,
-        Err(d) => return Outcome::Failed(format!("does not parse: {}", d.message)),
-    };
     // The arguments fix the shapes the program leaves to run time.
-    let module = match weft_stablehlo::lower::lower_for_arguments(&body, arguments) {
+    let module = match weft_stablehlo::load::load(text, Some(arguments)) {
         Ok(module) => module,
-        Err(d) => return Outcome::Failed(d.message.clone()),
+        Err(error) => return Outcome::Failed(case_failure(&error)),
     };
     let values = arguments
         .iter()
@@ -119,6 +115,21 @@ fn run_case(text: &str, arguments: &[ArrayLiteral], verbose: bool) -> Outcome {
                 }),
             }
         }
+    }
+}
+
+/// Why a case could not be loaded, on one line: the stage and the first
+/// diagnostic (with a count of the others).
+fn case_failure(error: &weft_stablehlo::load::LoadError) -> String {
+    use weft_stablehlo::load::Stage;
+    let more = match error.diagnostics.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    match error.stage {
+        Stage::Parse => format!("does not parse: {}", error.message()),
+        Stage::Verify => format!("does not verify: {}{more}", error.message()),
+        Stage::Lower => error.message().to_string(),
     }
 }
 

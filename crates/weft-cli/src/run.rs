@@ -768,22 +768,19 @@ fn stack<'v>(values: impl Iterator<Item = &'v Value>) -> Option<Tensor> {
     Some(Tensor::new(first.elem, dims, bytes))
 }
 
+/// The program of `source`, through the front end of its format; HLO text
+/// keeps its source map so run-time errors can point into it.
 fn load(
     args: &RunArgs,
     source: &input::Source,
 ) -> Result<(Module, Option<weft_ir::text::SourceMap>), String> {
     if InputFormat::of(Some(&args.file), args.input_format) == InputFormat::Mlir {
-        let body = weft_stablehlo::text::parse(&source.text)
-            .map_err(|d| d.render(&source.name, &source.text))?;
-        if let Err(errors) = weft_stablehlo::verify(&body) {
-            return Err(errors
-                .iter()
-                .map(|e| e.to_diagnostic(&body).render(&source.name, &source.text))
-                .collect());
-        }
+        use weft_stablehlo::load;
+        let body =
+            load::parse_verified(&source.text).map_err(|e| e.render(&source.name, &source.text))?;
         // Given inputs fix the shapes the program leaves to run time; only a
         // program that needs them pays for reading them twice.
-        let lowered = match weft_stablehlo::lower::lower(&body) {
+        let lowered = match load::lower(&body, None) {
             Ok(module) => Ok(module),
             Err(error) if args.inputs.is_empty() => Err(error),
             Err(_) => {
@@ -798,33 +795,27 @@ fn load(
                             .map_err(|e| format!("error: {}: {e}", path.display()))
                     })
                     .collect::<Result<Vec<_>, String>>()?;
-                weft_stablehlo::lower::lower_for_arguments(&body, &inputs)
+                load::lower(&body, Some(&inputs))
             }
         };
         return lowered
             .map(|module| (module, None))
-            .map_err(|d| d.render(&source.name, &source.text));
+            .map_err(|e| e.render(&source.name, &source.text));
     }
-    let (module, map) = weft_ir::text::parse_with_source_map(&source.text)
-        .map_err(|d| d.render(&source.name, &source.text))?;
-    if let Err(errors) = weft_ir::verify(&module) {
-        // The same located diagnostics as `weft check`, then a count.
-        let mut report: String = errors
-            .iter()
-            .map(|e| {
-                e.to_diagnostic(&module, &source.text, &map)
-                    .render(&source.name, &source.text)
-            })
-            .collect();
-        let plural = if errors.len() == 1 { "" } else { "s" };
-        report.push_str(&format!(
-            "error: {}: the module does not verify ({} error{plural}); nothing was run",
-            source.name,
-            errors.len()
-        ));
-        return Err(report);
+    match weft_ir::load::load(&source.text, &weft_ir::verify::VerifyOptions::default()) {
+        Ok(loaded) => Ok((loaded.module, Some(loaded.source_map))),
+        Err(error) if error.stage == weft_ir::load::Stage::Verify => {
+            // The same located diagnostics as `weft check`, then a count.
+            let count = error.diagnostics.len();
+            let plural = if count == 1 { "" } else { "s" };
+            Err(format!(
+                "{}error: {}: the module does not verify ({count} error{plural}); nothing was run",
+                error.render(&source.name, &source.text),
+                source.name
+            ))
+        }
+        Err(error) => Err(error.render(&source.name, &source.text)),
     }
-    Ok((module, Some(map)))
 }
 
 /// A run-time error, pointing at the instruction's line when the program is

@@ -611,14 +611,7 @@ fn run_async_style(rel: &str, source: &str, pairs: bool, expected: &Path) -> Res
 /// `source` verified, lowered to HLO and printed in the long form with sugar.
 fn lower_to_hlo(rel: &str, source: &str) -> Result<String, String> {
     catch_unwind(AssertUnwindSafe(|| {
-        let body = mlir::parse(source).map_err(|d| d.render(rel, source))?;
-        weft_stablehlo::verify(&body).map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| e.to_diagnostic(&body).render(rel, source))
-                .collect::<String>()
-        })?;
-        let module = weft_stablehlo::lower::lower(&body).map_err(|d| d.render(rel, source))?;
+        let module = weft_stablehlo::load::load(source, None).map_err(|e| e.render(rel, source))?;
         weft_ir::verify(&module).map_err(|errors| {
             format!(
                 "the lowered module does not verify:\n{}",
@@ -837,9 +830,12 @@ fn interpret_case(
     text: &str,
     arguments: &[weft_ir::literal::ArrayLiteral],
 ) -> Result<String, String> {
-    let body = mlir::parse(text).map_err(|d| format!("does not parse: {}", d.message))?;
-    let module = weft_stablehlo::lower::lower_for_arguments(&body, arguments)
-        .map_err(|d| d.message.clone())?;
+    use weft_stablehlo::load::{Stage, load};
+    let module = load(text, Some(arguments)).map_err(|e| match e.stage {
+        Stage::Parse => format!("does not parse: {}", e.message()),
+        Stage::Verify => format!("does not verify: {}", e.message()),
+        Stage::Lower => e.message().to_string(),
+    })?;
     let values = arguments
         .iter()
         .map(|l| weft_runtime::Value::Tensor(weft_runtime::Tensor::from_literal(l)))
