@@ -252,8 +252,8 @@ op_table! {
     SetDimensionSize, "stablehlo.set_dimension_size", SetDimensionSize, ["dimension"];
     Tuple, "stablehlo.tuple", Tuple, [];
     GetTupleElement, "stablehlo.get_tuple_element", GetTupleElement, ["index"];
-    UniformQuantize, "stablehlo.uniform_quantize", FunctionalType, [];
-    UniformDequantize, "stablehlo.uniform_dequantize", FunctionalType, [];
+    UniformQuantize, "stablehlo.uniform_quantize", SameOperandsAndResultType, [];
+    UniformDequantize, "stablehlo.uniform_dequantize", SameOperandsAndResultType, [];
 
     // stablehlo: linear algebra, reductions, control flow
     Dot, "stablehlo.dot", Dot, ["precision_config"];
