@@ -259,46 +259,6 @@ fn ranks_that_do_not_divide_the_devices_are_refused_once() {
     );
 }
 
-/// Replica 0 waits at an all-reduce for replica 1, which spins in a loop
-/// that never ends: the test kills replica 1's rank while replica 0 waits.
-const WAITS_FOR_A_SPINNING_PEER: &str = r#"HloModule waits_for_a_spinning_peer, replica_count=2
-
-%cond (s: s32[]) -> pred[] {
-  %s = s32[] parameter(0)
-  ROOT %forever = pred[] constant(true)
-}
-
-%body (s: s32[]) -> s32[] {
-  %s = s32[] parameter(0)
-  %one = s32[] constant(1)
-  ROOT %next = s32[] add(%s, %one)
-}
-
-%sum (a: s32[], b: s32[]) -> s32[] {
-  %a = s32[] parameter(0)
-  %b = s32[] parameter(1)
-  ROOT %add = s32[] add(%a, %b)
-}
-
-%spin (x: s32[]) -> s32[] {
-  %x = s32[] parameter(0)
-  ROOT %loop = s32[] while(%x), condition=%cond, body=%body
-}
-
-%pass (y: s32[]) -> s32[] {
-  ROOT %y = s32[] parameter(0)
-}
-
-ENTRY %main (x: s32[]) -> s32[] {
-  %x = s32[] parameter(0)
-  %replica = u32[] replica-id()
-  %zero = u32[] constant(0)
-  %second = pred[] compare(%replica, %zero), direction=NE
-  %value = s32[] conditional(%second, %x, %x), true_computation=%spin, false_computation=%pass
-  ROOT %total = s32[] all-reduce(%value), replica_groups={{0,1}}, to_apply=%sum
-}
-"#;
-
 /// The process ids of the `weft` processes whose command line mentions
 /// `marker` and whose MPI rank is `rank`.
 fn processes_of_rank(marker: &str, rank: usize) -> Vec<u32> {
@@ -334,7 +294,7 @@ fn a_rank_that_dies_ends_the_others_with_an_error_naming_it() {
     }
     let dir = Scratch::new("mpi-run", "dead-rank");
     let program = dir.join("dead_rank.hlo");
-    std::fs::write(&program, WAITS_FOR_A_SPINNING_PEER).expect("writes the program");
+    std::fs::write(&program, common::unbalanced(1)).expect("writes the program");
     let program = program.to_str().expect("UTF-8").to_string();
     // --enable-recovery: Open MPI would otherwise end the job itself when a
     // rank dies; this test is about what the surviving rank does.

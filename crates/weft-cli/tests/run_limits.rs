@@ -7,47 +7,7 @@ use std::process::{Command, Output};
 
 mod common;
 
-use common::Scratch;
-
-/// Replica 0 spins in a loop that never ends; replica 1 waits for it at an
-/// all-reduce.
-const UNBALANCED: &str = r#"HloModule unbalanced, replica_count=2
-
-%cond (s: s32[]) -> pred[] {
-  %s = s32[] parameter(0)
-  ROOT %forever = pred[] constant(true)
-}
-
-%body (s: s32[]) -> s32[] {
-  %s = s32[] parameter(0)
-  %one = s32[] constant(1)
-  ROOT %next = s32[] add(%s, %one)
-}
-
-%sum (a: s32[], b: s32[]) -> s32[] {
-  %a = s32[] parameter(0)
-  %b = s32[] parameter(1)
-  ROOT %add = s32[] add(%a, %b)
-}
-
-%spin (x: s32[]) -> s32[] {
-  %x = s32[] parameter(0)
-  ROOT %loop = s32[] while(%x), condition=%cond, body=%body
-}
-
-%pass (y: s32[]) -> s32[] {
-  ROOT %y = s32[] parameter(0)
-}
-
-ENTRY %main (x: s32[]) -> s32[] {
-  %x = s32[] parameter(0)
-  %replica = u32[] replica-id()
-  %zero = u32[] constant(0)
-  %first = pred[] compare(%replica, %zero), direction=EQ
-  %value = s32[] conditional(%first, %x, %x), true_computation=%spin, false_computation=%pass
-  ROOT %total = s32[] all-reduce(%value), replica_groups={{0,1}}, to_apply=%sum
-}
-"#;
+use common::{Scratch, unbalanced};
 
 fn weft(scratch: &Scratch, program: &str, flags: &[&str]) -> Output {
     let file = scratch.join("program.hlo");
@@ -69,7 +29,7 @@ fn max_iterations_names_the_loop_and_its_line() {
     let scratch = Scratch::new("run_limits", "max_iterations");
     let output = weft(
         &scratch,
-        UNBALANCED,
+        &unbalanced(0),
         &["--devices", "1", "--max-iterations", "1000"],
     );
     let text = stderr(&output);
@@ -87,7 +47,7 @@ fn max_iterations_names_the_loop_and_its_line() {
 #[test]
 fn a_loop_within_the_limit_runs_to_its_end() {
     let scratch = Scratch::new("run_limits", "within_limit");
-    let counted = UNBALANCED
+    let counted = unbalanced(0)
         .replace(
             "ROOT %forever = pred[] constant(true)",
             "%ten = s32[] constant(10)\n  ROOT %more = pred[] compare(%s, %ten), direction=LT",
@@ -121,7 +81,7 @@ fn the_deadline_reports_where_each_device_is() {
     let started = std::time::Instant::now();
     let output = weft(
         &scratch,
-        UNBALANCED,
+        &unbalanced(0),
         &["--deadline", "0.5", "--timeout", "30"],
     );
     let text = stderr(&output);
@@ -143,7 +103,7 @@ fn the_deadline_reports_where_each_device_is() {
 fn bad_deadlines_are_refused() {
     let scratch = Scratch::new("run_limits", "bad_deadline");
     for bad in ["0", "-1", "inf", "NaN", "1e30", "soon"] {
-        let output = weft(&scratch, UNBALANCED, &[&format!("--deadline={bad}")]);
+        let output = weft(&scratch, &unbalanced(0), &[&format!("--deadline={bad}")]);
         assert_eq!(
             output.status.code(),
             Some(2),

@@ -404,6 +404,13 @@ impl Lowering<'_> {
     }
 
     fn compare(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+        let attrs = self.compare_attrs(op)?;
+        self.one_instruction(comp, op, Opcode::Compare, attrs)
+    }
+
+    /// The direction and comparison type of `stablehlo.compare` (or
+    /// `chlo.broadcast_compare`), as HLO's `compare` attributes.
+    pub(crate) fn compare_attrs(&self, op: Op) -> LowerResult<Attrs> {
         let direction = enum_keyword(
             self.body.attribute(op, "comparison_direction"),
             "comparison_direction",
@@ -418,15 +425,10 @@ impl Lowering<'_> {
                         .ok_or_else(|| self.error(op, format!("unknown comparison type {word}")))?,
                 ),
             };
-        self.one_instruction(
-            comp,
-            op,
-            Opcode::Compare,
-            Attrs::Compare {
-                direction,
-                compare_type,
-            },
-        )
+        Ok(Attrs::Compare {
+            direction,
+            compare_type,
+        })
     }
 
     /// `broadcast_in_dim` may stretch a size-1 dimension, which HLO's

@@ -35,12 +35,11 @@ mod next_after;
 mod zeta;
 
 pub(crate) use arithmetic::Arithmetic;
-use weft_ir::attrs::{Attrs, CompareType, Direction};
+use weft_ir::attrs::Attrs;
 use weft_ir::{Comp, ElementType, Instr, Opcode};
 
 use super::{LowerResult, Lowering};
 use crate::ir::Op;
-use crate::ir::dialect_attr::enum_keyword;
 use crate::ops::{OpKind, Syntax};
 
 /// A decomposition: the result instruction from the operand instructions, or
@@ -144,7 +143,7 @@ impl Lowering<'_> {
                 self.emit(comp, &name, opcode, shape, operands, Attrs::plain())
             }
             Rule::Compare => {
-                let attrs = self.broadcast_compare_attrs(op)?;
+                let attrs = self.compare_attrs(op)?;
                 self.emit(comp, &name, Opcode::Compare, shape, operands, attrs)
             }
             Rule::Decomposition(precision, build) => {
@@ -155,28 +154,6 @@ impl Lowering<'_> {
         };
         self.bind_results(comp, op, result);
         Ok(())
-    }
-
-    /// `chlo.broadcast_compare`'s direction and comparison type.
-    fn broadcast_compare_attrs(&self, op: Op) -> LowerResult<Attrs> {
-        let direction = enum_keyword(
-            self.body.attribute(op, "comparison_direction"),
-            "comparison_direction",
-        )
-        .and_then(Direction::from_name)
-        .ok_or_else(|| self.error(op, "missing or unknown comparison_direction"))?;
-        let compare_type =
-            match enum_keyword(self.body.attribute(op, "compare_type"), "comparison_type") {
-                None | Some("NOTYPE") => None,
-                Some(word) => Some(
-                    CompareType::from_name(word)
-                        .ok_or_else(|| self.error(op, format!("unknown comparison type {word}")))?,
-                ),
-            };
-        Ok(Attrs::Compare {
-            direction,
-            compare_type,
-        })
     }
 }
 
