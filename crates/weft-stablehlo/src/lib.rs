@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod async_style;
+pub mod dot_algorithm;
 pub mod export;
 pub mod future_origin;
 pub mod ir;

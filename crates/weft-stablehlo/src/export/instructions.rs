@@ -7,6 +7,7 @@ use weft_ir::{Comp, Instr, Opcode};
 
 use super::attributes::{self, array_i64, i64};
 use super::{ExportResult, Exporter, Val};
+use crate::dot_algorithm::DotAlgorithm;
 use crate::ir::attribute::{DenseElements, DenseValues};
 use crate::ir::{Attribute, Block, ElementKind, Op, Type, Value};
 use crate::ops::{ONE_TO_ONE, OpKind};
@@ -179,6 +180,26 @@ impl Exporter<'_> {
                                 .collect(),
                         ),
                     ));
+                }
+                if let Some(name) = &dot.algorithm {
+                    let element = |i: usize| {
+                        let operand = self.module.instr(instr).operands[i];
+                        self.module
+                            .shapes
+                            .as_array(self.module.shape_of(operand))
+                            .and_then(|a| super::types::element_kind(a.elem))
+                            .map(|kind| {
+                                let mut name = String::new();
+                                crate::text::types::print_type(&mut name, &Type::Element(kind));
+                                name
+                            })
+                            .unwrap_or_default()
+                    };
+                    let algorithm = DotAlgorithm::from_hlo_name(name, &element(0), &element(1))
+                        .ok_or_else(|| {
+                            self.error(instr, format!("unknown dot algorithm {name}"))
+                        })?;
+                    attributes.push(("algorithm", Attribute::Opaque(algorithm.to_text())));
                 }
                 Ok(self.single(
                     block,

@@ -14,6 +14,7 @@ use weft_ir::literal::Literal;
 use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
 
 use super::{LowerResult, Lowering, integer_attribute};
+use crate::dot_algorithm::DotAlgorithm;
 use crate::ir::attribute::{DenseArrayValues, DenseValues};
 use crate::ir::dialect_attr::{Structured, enum_keyword};
 use crate::ir::{Attribute, Op};
@@ -581,9 +582,20 @@ impl Lowering<'_> {
             "stablehlo.dot",
         )
         .ok_or_else(|| self.error(op, "unreadable dot_dimension_numbers"))?;
-        if self.body.attribute(op, "algorithm").is_some() {
-            return Err(self.error(op, "dot algorithms are not lowered"));
-        }
+        let algorithm = match self.body.attribute(op, "algorithm") {
+            None => None,
+            Some(attribute) => {
+                let algorithm = Structured::read(Some(attribute), "stablehlo.dot_algorithm")
+                    .ok_or_else(|| self.error(op, "unreadable dot algorithm"))
+                    .and_then(|s| DotAlgorithm::read(&s).map_err(|m| self.error(op, m)))?;
+                Some(
+                    algorithm
+                        .hlo_name()
+                        .map_err(|m| self.error(op, m))?
+                        .to_string(),
+                )
+            }
+        };
         let field = |name: &str| {
             dims.ints(name)
                 .ok_or_else(|| self.error(op, format!("unreadable dot field '{name}'")))
@@ -594,6 +606,7 @@ impl Lowering<'_> {
             lhs_contracting: field("lhs_contracting_dimensions")?,
             rhs_contracting: field("rhs_contracting_dimensions")?,
             precision: self.precision(op)?,
+            algorithm,
             ..DotAttrs::default()
         };
         self.one_instruction(comp, op, Opcode::Dot, Attrs::Dot(Box::new(attrs)))
