@@ -38,6 +38,7 @@
 //! before their callers in the computation order; the module passes
 //! [`weft_ir::verify`](fn@weft_ir::verify) (the tests check it on every corpus program).
 
+mod boolean_bitcast;
 mod chlo;
 mod collectives;
 pub(crate) use collectives::synchronous_name;

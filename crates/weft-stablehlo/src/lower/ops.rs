@@ -83,10 +83,7 @@ impl Lowering<'_> {
 
     fn lower_op_kind(&mut self, comp: Comp, op: Op, kind: OpKind) -> LowerResult<()> {
         if kind == OpKind::BitcastConvert && self.bitcasts_booleans(op) {
-            return Err(self.error(
-                op,
-                "a bitcast between i1 and a wider type has no HLO equivalent (HLO's pred takes a byte)",
-            ));
+            return self.boolean_bitcast(comp, op);
         }
         if super::chlo::is_elementwise(kind) {
             return self.lower_chlo(comp, op, kind);

@@ -67,6 +67,27 @@ impl<'l, 'b> Arithmetic<'l, 'b> {
             .array_with_default_layout(element, &dims)
     }
 
+    /// The array shape of `element` and `dims`, default layout.
+    pub(crate) fn shape_of_dims(&mut self, element: ElementType, dims: &[i64]) -> Shape {
+        self.lowering
+            .module
+            .shapes
+            .array_with_default_layout(element, dims)
+    }
+
+    /// A scalar integer constant of `element`.
+    pub(crate) fn scalar(&mut self, value: i128, element: ElementType) -> Instr {
+        let shape = self.shape_of_dims(element, &[]);
+        self.cached(value as u64, element, shape, |array| {
+            array.set_int(0, value)
+        })
+    }
+
+    /// Makes `callees` the computations `instr` calls (a reduce's reducer).
+    pub(crate) fn set_callees(&mut self, instr: Instr, callees: weft_ir::Callees) {
+        self.lowering.module.instrs[instr].callees = callees;
+    }
+
     /// An instruction of `opcode` with `shape`.
     pub(crate) fn emit(
         &mut self,

@@ -21,7 +21,7 @@
 //! (HLO has `topk`, `ragged-dot` and `scan`); `chlo.constant` is a constant and
 //! `chlo.constant_like` a broadcast constant of the operand's shape.
 
-mod arithmetic;
+pub(crate) mod arithmetic;
 mod bessel;
 mod broadcasting;
 mod classification;
