@@ -68,14 +68,14 @@ use crate::ops::OpKind;
 pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
 
 /// Lowers `body` to the HLO module each device runs. Its shapes must be
-/// static, or follow from constants ([`refine`]).
+/// static, or follow from constants (see `docs/dynamic-shapes.md`).
 pub fn lower(body: &Body) -> LowerResult<Module> {
     lower_refined(body, None)
 }
 
 /// Lowers `body` for a run whose entry function takes `arguments`: the
 /// entry's `?` dimensions take the arguments' shapes, and shapes computed from
-/// integer arguments fold with their values ([`refine`]). The module is for
+/// integer arguments fold with their values (`docs/dynamic-shapes.md`). The module is for
 /// these arguments: other shapes or shape-giving values need another lowering.
 pub fn lower_for_arguments(body: &Body, arguments: &[ArrayLiteral]) -> LowerResult<Module> {
     lower_refined(body, Some(arguments))
