@@ -33,6 +33,14 @@ fn unsigned(bits: u32) -> Option<ElementType> {
     })
 }
 
+/// Each bit's position in its word: an `iota` along the last dimension of
+/// `words` (whose last dimension is a word's bits), of its type.
+fn bit_positions(arithmetic: &mut Arithmetic<'_, '_>, words: Instr) -> Instr {
+    let shape = arithmetic.shape_with(words, arithmetic.element(words));
+    let dimension = arithmetic.dims(words).len() as i64 - 1;
+    arithmetic.emit(Opcode::Iota, shape, Vec::new(), Attrs::Iota { dimension })
+}
+
 impl Lowering<'_> {
     /// Lowers `op`, a `bitcast_convert` with `i1` on one side.
     pub(crate) fn boolean_bitcast(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
@@ -105,14 +113,7 @@ impl Lowering<'_> {
                 dimensions: (0..word_dims.len() as i64).collect::<Vec<_>>().into(),
             },
         );
-        let positions = arithmetic.emit(
-            Opcode::Iota,
-            bit_shape,
-            Vec::new(),
-            Attrs::Iota {
-                dimension: word_dims.len() as i64,
-            },
-        );
+        let positions = bit_positions(&mut arithmetic, spread);
         let shifted = arithmetic.binary(Opcode::ShiftRightLogical, spread, positions);
         let one = arithmetic.integer_like(1, shifted);
         let low = arithmetic.and(shifted, one);
@@ -153,15 +154,7 @@ impl Lowering<'_> {
             operand
         };
         let as_words = arithmetic.convert(grouped, word);
-        let grouped_shape = arithmetic.shape_with(as_words, word);
-        let positions = arithmetic.emit(
-            Opcode::Iota,
-            grouped_shape,
-            Vec::new(),
-            Attrs::Iota {
-                dimension: word_dims.len() as i64,
-            },
-        );
+        let positions = bit_positions(&mut arithmetic, as_words);
         let placed = arithmetic.binary(Opcode::ShiftLeft, as_words, positions);
         let zero = arithmetic.scalar(0, word);
         let word_shape = arithmetic.shape_of_dims(word, &word_dims);
