@@ -6,14 +6,21 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use weft_ir::{Module, Shape, ShapeData};
+use weft_ir::Module;
+use weft_runtime::Value;
 use weft_runtime::devices::remote::Cluster;
-use weft_runtime::numbers::{Numbers, decode};
 use weft_runtime::random::SplitMix64;
-use weft_runtime::{Tensor, Value};
 
 use crate::fmt::InputFormat;
 use crate::input;
+
+mod inputs;
+mod outputs;
+
+use inputs::{
+    global_to_devices, random_global_dims, random_value, read_array, read_input, read_shards,
+};
+use outputs::{OutputForm, flatten, output_form, records_entry_shardings, root_sharding, summary};
 
 /// The link model's modes.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -563,209 +570,10 @@ fn execute_grid(
     Ok(())
 }
 
-/// What a multi-device run gives for one output.
-enum OutputForm {
-    /// The global value, reassembled from the devices' tiles by the result's
-    /// sharding (written as `outN.npy`).
-    Global(Tensor),
-    /// Every device's value stacked on a new axis 0 (written as
-    /// `outN.shards.npy`), with why it is not global when it could have
-    /// been.
-    Stacked(Tensor, Option<String>),
-    /// A token or other non-array value (not written).
-    NotAnArray,
-}
-
-/// Output `index` of every device: global when its sharding is known (only
-/// asked for when no input was per device) and it reassembles, else stacked.
-fn output_form(
-    outputs: &[Vec<Value>],
-    index: usize,
-    sharding: Option<&weft_ir::attrs::Sharding>,
-    grid: weft_runtime::devices::Grid,
-) -> OutputForm {
-    let Some(stacked) = stack(outputs.iter().map(|device| &device[index])) else {
-        return OutputForm::NotAnArray;
-    };
-    let Some(sharding) = sharding else {
-        return OutputForm::Stacked(stacked, None);
-    };
-    let tiles: Vec<Tensor> = outputs
-        .iter()
-        .filter_map(|device| device[index].as_tensor().cloned())
-        .collect();
-    match weft_runtime::devices::sharding::assemble_over_grid(&tiles, sharding, grid) {
-        Ok(global) => OutputForm::Global(global),
-        Err(reason) => OutputForm::Stacked(stacked, Some(format!("no global value: {reason}"))),
-    }
-}
-
-/// Whether the entry's parameters or root record shardings: the program is
-/// SPMD, its shardings naming partitions.
-fn records_entry_shardings(module: &Module) -> bool {
-    let Some(entry) = module.entry else {
-        return false;
-    };
-    root_sharding(module).is_some()
-        || module
-            .comp(entry)
-            .params
-            .iter()
-            .any(|&p| module.instrs[p].common().sharding.is_some())
-}
-
-/// The sharding the entry's root records for its results, if any.
-fn root_sharding(module: &Module) -> Option<&weft_ir::attrs::Sharding> {
-    let root = module.comp(module.entry?).root?;
-    module.instrs[root].common().sharding.as_ref()
-}
-
-/// The devices' tiles of parameter `number`'s global value `global` (read
-/// from `path`, or drawn at random): sliced by the parameter's sharding, or
-/// the whole value on every device when it has none.
-fn global_to_devices(
-    module: &Module,
-    param: weft_ir::Instr,
-    number: usize,
-    global: &Tensor,
-    grid: weft_runtime::devices::Grid,
-    path: Option<&std::path::Path>,
-) -> Result<Vec<Tensor>, String> {
-    use weft_runtime::devices::sharding::{TileLayout, shard_over_grid, sharding_devices};
-    let array = module
-        .shapes
-        .as_array(module.shape_of(param))
-        .expect("the caller checked the parameter is an array");
-    let parameter = format!("parameter {number} (%{})", module.instrs[param].name);
-    let source = path.map_or_else(|| "random input".to_string(), |p| p.display().to_string());
-    let stem = path
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().trim_end_matches(".npy").to_string())
-        .unwrap_or_else(|| format!("in{number}"));
-    let mut stacked = vec![grid.len() as i64];
-    stacked.extend(array.dims.iter());
-    let hint = format!(
-        "hint: pass per-device values as {stem}.shards.npy, {} stacked on axis 0",
-        shape_text(array.elem, &stacked)
-    );
-    let Some(sharding) = module.instrs[param].common().sharding.as_ref() else {
-        if global.dims.as_slice() != &*array.dims {
-            return Err(format!(
-                "error: {source}: {parameter} has no sharding, so every device gets the whole value: expected {}, found {}\n  {hint}",
-                shape_text(array.elem, &array.dims),
-                shape_text(global.elem, &global.dims)
-            ));
-        }
-        return Ok(vec![global.clone(); grid.len()]);
-    };
-    let mut printed = String::new();
-    sharding.print(&mut printed, false);
-    let layout = TileLayout::new(sharding, sharding_devices(grid).len(), array.dims.len())
-        .map_err(|e| {
-            format!(
-                "error: {source}: {parameter} has sharding={printed}, which maps no global value to the devices: {e}\n  {hint}"
-            )
-        })?;
-    let expected = layout
-        .global_dims(&array.dims)
-        .map_err(|e| format!("error: {parameter} sharding={printed}: {e}"))?;
-    if global.dims != expected {
-        return Err(format!(
-            "error: {source}: {parameter} has sharding={printed} over {} devices, each holding {}: the global input must be {}, found {}\n  {hint}",
-            layout.devices(),
-            shape_text(array.elem, &array.dims),
-            shape_text(array.elem, &expected),
-            shape_text(global.elem, &global.dims)
-        ));
-    }
-    shard_over_grid(global, sharding, grid).map_err(|e| format!("error: {source}: {e}"))
-}
-
-/// `f32[16,4]`, as HLO writes a shape.
-fn shape_text(elem: weft_ir::ElementType, dims: &[i64]) -> String {
-    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("{}[{}]", elem.name(), dims.join(","))
-}
-
-/// The global shape of a random value for parameter `param`: its
-/// sharding's global shape, or its own without a sharding; `None` when it is
-/// not an array or its sharding maps no global value (a manual one), so the
-/// devices get values of their own.
-fn random_global_dims(
-    module: &Module,
-    param: weft_ir::Instr,
-    grid: weft_runtime::devices::Grid,
-) -> Option<Vec<i64>> {
-    use weft_runtime::devices::sharding::{TileLayout, sharding_devices};
-    let array = module.shapes.as_array(module.shape_of(param))?;
-    match module.instrs[param].common().sharding.as_ref() {
-        Some(sharding) => TileLayout::new(sharding, sharding_devices(grid).len(), array.dims.len())
-            .and_then(|layout| layout.global_dims(&array.dims))
-            .ok(),
-        None => Some(array.dims.to_vec()),
-    }
-}
-
-/// The per-device values of a `*.shards.npy` file: `[devices, …shape]`.
-fn read_shards(
-    module: &Module,
-    shape: Shape,
-    path: &std::path::Path,
-    number: usize,
-    devices: usize,
-) -> Result<Vec<Tensor>, String> {
-    let tensor = read_array(module, shape, path, number)?;
-    let array = module
-        .shapes
-        .as_array(shape)
-        .ok_or_else(|| format!("error: parameter {number} is not an array"))?;
-    let mut expected = vec![devices as i64];
-    expected.extend(array.dims.iter());
-    if tensor.dims != expected {
-        return Err(format!(
-            "error: {}: parameter {number} needs {} shards of {}{:?}, the file holds {:?}",
-            path.display(),
-            devices,
-            array.elem.name(),
-            array.dims,
-            tensor.dims
-        ));
-    }
-    let per_device = tensor.bytes.len() / devices.max(1);
-    Ok((0..devices)
-        .map(|d| {
-            Tensor::new(
-                tensor.elem,
-                array.dims.to_vec(),
-                tensor.bytes[d * per_device..(d + 1) * per_device].to_vec(),
-            )
-        })
-        .collect())
-}
-
 /// `value` with at most three decimals and no trailing zeros (`25`, `0.35`).
 fn short_number(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// The devices' values of one output stacked on a new axis 0.
-fn stack<'v>(values: impl Iterator<Item = &'v Value>) -> Option<Tensor> {
-    let mut first: Option<&Tensor> = None;
-    let mut count = 0i64;
-    let mut bytes = Vec::new();
-    for value in values {
-        let Value::Tensor(tensor) = value else {
-            return None;
-        };
-        first.get_or_insert(tensor);
-        bytes.extend_from_slice(&tensor.bytes[..]);
-        count += 1;
-    }
-    let first = first?;
-    let mut dims = vec![count];
-    dims.extend(&first.dims);
-    Some(Tensor::new(first.elem, dims, bytes))
 }
 
 /// The program of `source`, through the front end of its format; HLO text
@@ -832,123 +640,4 @@ fn located(
         }
         _ => format!("error: {error}"),
     }
-}
-
-fn read_input(
-    module: &Module,
-    shape: Shape,
-    path: &std::path::Path,
-    number: usize,
-) -> Result<Value, String> {
-    let tensor = read_array(module, shape, path, number)?;
-    let array = module
-        .shapes
-        .as_array(shape)
-        .expect("read_array checked the parameter is an array");
-    if tensor.dims.as_slice() != &*array.dims {
-        return Err(format!(
-            "error: {}: parameter {number} is {}{:?}, the file holds {:?}",
-            path.display(),
-            array.elem.name(),
-            array.dims,
-            tensor.dims
-        ));
-    }
-    Ok(Value::Tensor(tensor))
-}
-
-/// The array in `path`, read as parameter `number`'s element type (its
-/// shape is the caller's to check).
-fn read_array(
-    module: &Module,
-    shape: Shape,
-    path: &std::path::Path,
-    number: usize,
-) -> Result<Tensor, String> {
-    let Some(array) = module.shapes.as_array(shape) else {
-        return Err(format!(
-            "error: parameter {number} is not an array; it cannot be read from {}",
-            path.display()
-        ));
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    weft_runtime::npy::read(&bytes, Some(array.elem))
-        .map_err(|e| format!("error: {}: {e}", path.display()))
-}
-
-fn random_value(module: &Module, shape: Shape, random: &mut SplitMix64) -> Option<Value> {
-    match module.shapes.get(shape) {
-        ShapeData::Array(array) => Some(Value::Tensor(weft_runtime::random::tensor(
-            random,
-            array.elem,
-            &array.dims,
-        ))),
-        ShapeData::Tuple(elements) => elements
-            .iter()
-            .map(|&e| random_value(module, e, random))
-            .collect::<Option<Vec<_>>>()
-            .map(Value::Tuple),
-        ShapeData::Token => Some(Value::Token),
-        _ => None,
-    }
-}
-
-fn flatten(value: Value, out: &mut Vec<Value>) {
-    match value {
-        Value::Tuple(elements) => elements.into_iter().for_each(|e| flatten(e, out)),
-        other => out.push(other),
-    }
-}
-
-/// `f32[4,6] min -1.25 max 3.5 mean 0.125` (and NaN/Inf counts when there are
-/// any), or the values themselves for small integer and pred arrays.
-fn summary(value: &Value) -> String {
-    let Value::Tensor(tensor) = value else {
-        return value.describe();
-    };
-    let head = value.describe();
-    if tensor.is_empty() {
-        return format!("{head} (empty)");
-    }
-    match decode(tensor) {
-        Numbers::Float(values) => {
-            let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-            let nan = values.iter().filter(|v| v.is_nan()).count();
-            let infinite = values.len() - finite.len() - nan;
-            let mut text = if finite.is_empty() {
-                format!("{head} (no finite values)")
-            } else {
-                let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
-                let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let mean = finite.iter().sum::<f64>() / finite.len() as f64;
-                format!("{head} min {min:.6} max {max:.6} mean {mean:.6}")
-            };
-            if nan > 0 {
-                text.push_str(&format!(" nan {nan}"));
-            }
-            if infinite > 0 {
-                text.push_str(&format!(" inf {infinite}"));
-            }
-            text
-        }
-        numbers => format!("{head} {}", small_values(tensor, &numbers)),
-    }
-}
-
-fn small_values(tensor: &Tensor, numbers: &Numbers) -> String {
-    const SHOWN: usize = 16;
-    let items: Vec<String> = match numbers {
-        Numbers::Pred(v) => v.iter().take(SHOWN).map(|b| b.to_string()).collect(),
-        Numbers::Signed(v) => v.iter().take(SHOWN).map(i64::to_string).collect(),
-        Numbers::Unsigned(v) => v.iter().take(SHOWN).map(u64::to_string).collect(),
-        Numbers::Complex(v) => v
-            .iter()
-            .take(SHOWN)
-            .map(|(re, im)| format!("({re}, {im})"))
-            .collect(),
-        Numbers::Float(_) => Vec::new(),
-    };
-    let more = if tensor.len() > SHOWN { ", …" } else { "" };
-    format!("[{}{more}]", items.join(", "))
 }
