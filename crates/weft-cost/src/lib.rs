@@ -1,0 +1,28 @@
+//! weft's cost model: how long an instruction or a transfer takes on a
+//! modelled machine.
+//!
+//! Three pieces, each a plain value:
+//!
+//! - [`work`]: what an instruction asks of a device — its floating-point and
+//!   integer operations, transcendental evaluations and bytes moved — counted
+//!   from its shapes and attributes alone (XLA's `HloCostAnalysis`), so the
+//!   same instruction always costs the same;
+//! - [`profile`]: a device's speeds (operations per second by element class,
+//!   memory bandwidth, per-instruction overhead), read from a TOML file that
+//!   `weft calibrate` writes by timing weft's own kernels, or built in;
+//! - [`link`]: the interconnect, `latency + bytes / bandwidth` per transfer,
+//!   and the bytes each device receives under the ring algorithm of each
+//!   collective.
+//!
+//! The runtime's virtual clock charges every instruction
+//! [`Profile::time`]`(`[`work::of`]`(…))` and every transfer
+//! [`Link::transfer_time`]; the scheduler will rank schedules with the same
+//! numbers, so what a run reports and what the scheduler optimises agree.
+
+pub mod link;
+pub mod profile;
+pub mod work;
+
+pub use link::{CollectiveKind, Link};
+pub use profile::Profile;
+pub use work::Work;

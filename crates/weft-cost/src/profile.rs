@@ -1,0 +1,346 @@
+//! Device profiles: how fast a modelled device does each kind of
+//! [`Work`], kept in a small TOML file.
+//!
+//! The time of an amount of work is a roofline:
+//!
+//! ```text
+//! time = launches · launch_overhead
+//!      + max( Σ matrix[c] / matrix_rate[c] + Σ vector[c] / vector_rate[c]
+//!               + transcendentals / transcendental_rate,
+//!             bytes / memory_bandwidth )
+//! ```
+//!
+//! computing and moving memory overlap, and the slower of the two bounds
+//! the kernel. Rates are per second; the file writes them in G/s (and the
+//! overhead in µs) so the numbers read as a datasheet does:
+//!
+//! ```toml
+//! name = "cpu-local"
+//! description = "measured by weft calibrate"
+//! launch_overhead_us = 1.2
+//! memory_bandwidth_gb_per_s = 9.5
+//! transcendentals_g_per_s = 0.12
+//!
+//! [matrix_gflop_per_s]
+//! f64 = 6.0
+//! f32 = 14.0
+//! f16 = 1.1
+//! integer = 1.4
+//!
+//! [vector_gop_per_s]
+//! f64 = 0.9
+//! f32 = 1.0
+//! f16 = 0.25
+//! integer = 1.1
+//! ```
+//!
+//! Where profiles come from ([`Profile::resolve`]): a path to such a file;
+//! the name of a built-in profile ([`BUILT_IN`]); or `cpu-local`, the
+//! profile `weft calibrate` measured on this machine and cached in
+//! [`cache_directory`]. Without a choice, `cpu-local` when it is cached,
+//! else the built-in `cpu-reference`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::work::{NumberClass, Work};
+
+/// Rates per [`NumberClass`], in G/s as the file writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassRates {
+    /// 64-bit floats.
+    pub f64: f64,
+    /// 32-bit floats.
+    pub f32: f64,
+    /// 16-bit and narrower floats.
+    pub f16: f64,
+    /// Integers and `pred`.
+    pub integer: f64,
+}
+
+impl ClassRates {
+    /// The rate of `class`, in G/s.
+    pub fn of(&self, class: NumberClass) -> f64 {
+        match class {
+            NumberClass::F64 => self.f64,
+            NumberClass::F32 => self.f32,
+            NumberClass::F16 => self.f16,
+            NumberClass::Integer => self.integer,
+        }
+    }
+
+    /// Sets the rate of `class`.
+    pub fn set(&mut self, class: NumberClass, rate: f64) {
+        match class {
+            NumberClass::F64 => self.f64 = rate,
+            NumberClass::F32 => self.f32 = rate,
+            NumberClass::F16 => self.f16 = rate,
+            NumberClass::Integer => self.integer = rate,
+        }
+    }
+}
+
+/// A modelled device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// What to call it.
+    pub name: String,
+    /// Where its numbers come from.
+    #[serde(default)]
+    pub description: String,
+    /// Fixed cost of every instruction that does work, in microseconds.
+    pub launch_overhead_us: f64,
+    /// Memory bandwidth, in GB/s.
+    pub memory_bandwidth_gb_per_s: f64,
+    /// Transcendental evaluations per second, in G/s.
+    pub transcendentals_g_per_s: f64,
+    /// Matrix-unit operations (dot, convolution) per second, in G/s.
+    pub matrix_gflop_per_s: ClassRates,
+    /// Vector operations per second, in G/s.
+    pub vector_gop_per_s: ClassRates,
+}
+
+/// The profiles weft carries, by name.
+pub const BUILT_IN: &[&str] = &[REFERENCE];
+
+/// The built-in profile used when nothing else is chosen or cached.
+pub const REFERENCE: &str = "cpu-reference";
+
+/// The name of the profile `weft calibrate` measures and caches.
+pub const LOCAL: &str = "cpu-local";
+
+/// Where a resolved profile came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Built into weft.
+    BuiltIn,
+    /// The calibrated profile cached at this path.
+    Cached(PathBuf),
+    /// A file the user named.
+    File(PathBuf),
+}
+
+impl Profile {
+    /// The built-in profile `name`.
+    pub fn built_in(name: &str) -> Option<Profile> {
+        match name {
+            REFERENCE => Some(Profile {
+                name: REFERENCE.into(),
+                description: "one core running weft's kernels on a current x86-64 server (rounded from weft calibrate)".into(),
+                launch_overhead_us: 1.0,
+                memory_bandwidth_gb_per_s: 10.0,
+                transcendentals_g_per_s: 0.1,
+                matrix_gflop_per_s: ClassRates {
+                    f64: 6.0,
+                    f32: 12.0,
+                    f16: 1.0,
+                    integer: 1.0,
+                },
+                vector_gop_per_s: ClassRates {
+                    f64: 1.0,
+                    f32: 1.0,
+                    f16: 0.25,
+                    integer: 1.0,
+                },
+            }),
+            _ => None,
+        }
+    }
+
+    /// How long `work` takes on this device (see the module docs).
+    pub fn time(&self, work: &Work) -> Duration {
+        let mut compute = work.transcendentals / (self.transcendentals_g_per_s * 1e9);
+        for class in NumberClass::ALL {
+            let index = class.index();
+            if work.matrix[index] > 0.0 {
+                compute += work.matrix[index] / (self.matrix_gflop_per_s.of(class) * 1e9);
+            }
+            if work.vector[index] > 0.0 {
+                compute += work.vector[index] / (self.vector_gop_per_s.of(class) * 1e9);
+            }
+        }
+        let memory = work.bytes / (self.memory_bandwidth_gb_per_s * 1e9);
+        let seconds = work.launches * self.launch_overhead_us * 1e-6 + compute.max(memory);
+        Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+    }
+
+    /// Reads a profile from TOML text, checking every rate is a positive
+    /// finite number.
+    pub fn from_toml(text: &str) -> Result<Profile, String> {
+        let profile: Profile = toml::from_str(text).map_err(|e| e.to_string())?;
+        profile.check()?;
+        Ok(profile)
+    }
+
+    /// The profile as TOML text, with a comment on each number.
+    pub fn to_toml(&self) -> String {
+        let rates = |r: &ClassRates| {
+            format!(
+                "f64 = {}\nf32 = {}\nf16 = {}\ninteger = {}\n",
+                r.f64, r.f32, r.f16, r.integer
+            )
+        };
+        format!(
+            "# A weft device profile (see `weft calibrate --help`).\n\
+             name = {}\n\
+             description = {}\n\n\
+             # Fixed cost of every instruction that does work.\n\
+             launch_overhead_us = {}\n\
+             # Bytes read and written per second, in GB/s.\n\
+             memory_bandwidth_gb_per_s = {}\n\
+             # exp, log, tanh, sqrt, … per second, in G/s.\n\
+             transcendentals_g_per_s = {}\n\n\
+             # Multiply-adds of dot and convolution (2 operations each), in G/s.\n\
+             [matrix_gflop_per_s]\n{}\n\
+             # Elementwise operations, reductions, comparisons, in G/s.\n\
+             [vector_gop_per_s]\n{}",
+            toml_string(&self.name),
+            toml_string(&self.description),
+            self.launch_overhead_us,
+            self.memory_bandwidth_gb_per_s,
+            self.transcendentals_g_per_s,
+            rates(&self.matrix_gflop_per_s),
+            rates(&self.vector_gop_per_s),
+        )
+    }
+
+    /// Every rate positive and finite.
+    fn check(&self) -> Result<(), String> {
+        let mut numbers = vec![
+            ("launch_overhead_us", self.launch_overhead_us, true),
+            (
+                "memory_bandwidth_gb_per_s",
+                self.memory_bandwidth_gb_per_s,
+                false,
+            ),
+            (
+                "transcendentals_g_per_s",
+                self.transcendentals_g_per_s,
+                false,
+            ),
+        ];
+        for class in NumberClass::ALL {
+            numbers.push((
+                "matrix_gflop_per_s",
+                self.matrix_gflop_per_s.of(class),
+                false,
+            ));
+            numbers.push(("vector_gop_per_s", self.vector_gop_per_s.of(class), false));
+        }
+        for (field, value, zero_allowed) in numbers {
+            let valid = value.is_finite() && (value > 0.0 || (zero_allowed && value == 0.0));
+            if !valid {
+                return Err(format!(
+                    "`{field}` is {value}; it must be a positive, finite number"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The profile `choice` names — a path to a TOML file (any name with a
+    /// `/` or ending in `.toml`), a built-in name, or `cpu-local` — or,
+    /// without a choice, the cached `cpu-local` if there is one, else
+    /// [`REFERENCE`].
+    pub fn resolve(choice: Option<&str>) -> Result<(Profile, Origin), String> {
+        let cached = cache_directory().map(|dir| dir.join(format!("{LOCAL}.toml")));
+        match choice {
+            Some(path) if path.contains('/') || path.ends_with(".toml") => {
+                let path = PathBuf::from(path);
+                Ok((Profile::read(&path)?, Origin::File(path)))
+            }
+            Some(LOCAL) => match cached {
+                Some(path) if path.exists() => Ok((Profile::read(&path)?, Origin::Cached(path))),
+                _ => Err(format!(
+                    "no `{LOCAL}` profile is cached yet\n  hint: `weft calibrate` measures this machine and caches it"
+                )),
+            },
+            Some(name) => Profile::built_in(name)
+                .map(|profile| (profile, Origin::BuiltIn))
+                .ok_or_else(|| {
+                    format!(
+                        "no profile named `{name}`; the profiles are {LOCAL} (after `weft calibrate`), {}, or a path to a .toml file",
+                        BUILT_IN.join(", ")
+                    )
+                }),
+            None => match cached {
+                Some(path) if path.exists() => Ok((Profile::read(&path)?, Origin::Cached(path))),
+                _ => Ok((
+                    Profile::built_in(REFERENCE).expect("the reference profile is built in"),
+                    Origin::BuiltIn,
+                )),
+            },
+        }
+    }
+
+    /// Reads the profile file at `path`.
+    pub fn read(path: &Path) -> Result<Profile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the profile {}: {e}", path.display()))?;
+        Profile::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Where `weft calibrate` caches `cpu-local.toml`: `$WEFT_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/weft`, else `$HOME/.cache/weft`.
+pub fn cache_directory() -> Option<PathBuf> {
+    let from = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(dir) = from("WEFT_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = from("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("weft"));
+    }
+    from("HOME").map(|home| PathBuf::from(home).join(".cache").join("weft"))
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_round_trips_through_its_file() {
+        let profile = Profile::built_in(REFERENCE).expect("built in");
+        let text = profile.to_toml();
+        assert_eq!(Profile::from_toml(&text), Ok(profile));
+    }
+
+    #[test]
+    fn bad_rates_are_refused_by_name() {
+        let text = Profile::built_in(REFERENCE)
+            .expect("built in")
+            .to_toml()
+            .replace("memory_bandwidth_gb_per_s = 10", "memory_bandwidth_gb_per_s = 0");
+        let error = Profile::from_toml(&text).expect_err("zero bandwidth");
+        assert!(error.contains("memory_bandwidth_gb_per_s"), "{error}");
+        assert!(Profile::from_toml("name = 1").is_err());
+    }
+
+    #[test]
+    fn time_is_a_roofline_plus_launch() {
+        let profile = Profile::built_in(REFERENCE).expect("built in");
+        let mut work = Work::FREE;
+        work.launches = 1.0;
+        work.vector[NumberClass::F32.index()] = 1e6; // 1 ms at 1 G/s
+        work.bytes = 1e6; // 0.1 ms at 10 GB/s: hidden under compute
+        assert_eq!(profile.time(&work), Duration::from_micros(1001));
+        work.bytes = 1e8; // 10 ms: memory bound
+        assert_eq!(profile.time(&work), Duration::from_micros(10_001));
+        assert_eq!(profile.time(&Work::FREE), Duration::ZERO);
+    }
+
+    #[test]
+    fn unknown_names_list_the_choices() {
+        let error = Profile::resolve(Some("tpu-v9")).expect_err("unknown");
+        assert!(error.contains(REFERENCE), "{error}");
+    }
+}
