@@ -89,10 +89,10 @@ pub enum Value {
 #[derive(Clone, Debug)]
 pub struct InFlight(std::sync::Arc<InFlightSlot>);
 
-/// The result slot of an [`InFlight`] (with when it was filled) and the
-/// signal that it was.
+/// The result slot of an [`InFlight`] (with when it was ready, on the
+/// run's clock) and the signal that it was.
 type InFlightSlot = (
-    std::sync::Mutex<Option<(Result<Value, String>, std::time::Instant)>>,
+    std::sync::Mutex<Option<(Result<Value, String>, std::time::Duration)>>,
     std::sync::Condvar,
 );
 
@@ -105,11 +105,12 @@ impl InFlight {
         )))
     }
 
-    /// Sets the result and wakes every waiter.
-    pub fn fulfil(&self, result: Result<Value, String>) {
+    /// Sets the result, ready at `at` on the run's clock, and wakes every
+    /// waiter.
+    pub fn fulfil(&self, result: Result<Value, String>, at: std::time::Duration) {
         let (slot, ready) = &*self.0;
         if let Ok(mut slot) = slot.lock() {
-            *slot = Some((result, std::time::Instant::now()));
+            *slot = Some((result, at));
         }
         ready.notify_all();
     }
@@ -119,15 +120,15 @@ impl InFlight {
         self.wait_timed().0
     }
 
-    /// Waits for the result; also returns when it was set (a waiter that
-    /// gets a core only later should not count that delay as waiting for
-    /// the result).
-    pub fn wait_timed(&self) -> (Result<Value, String>, std::time::Instant) {
+    /// Waits for the result; also returns when it was ready on the run's
+    /// clock (a waiter that gets a core only later should not count that
+    /// delay as waiting for the result).
+    pub fn wait_timed(&self) -> (Result<Value, String>, std::time::Duration) {
         let (slot, ready) = &*self.0;
         let poisoned = || {
             (
                 Err("an async result's lock was poisoned".to_string()),
-                std::time::Instant::now(),
+                std::time::Duration::ZERO,
             )
         };
         let Ok(mut slot) = slot.lock() else {

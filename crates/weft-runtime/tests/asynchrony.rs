@@ -7,17 +7,28 @@
 //! the timeline they must all end before the async operation does (the
 //! device computed while the data was in flight), and the done must be
 //! where the device waited. A synchronous collective instead holds the
-//! compute stream: what follows it starts only after it ended.
+//! compute stream: what follows it starts only after it ended. Every check
+//! holds under wall-clock timing and under virtual timing alike.
 
 use std::time::Duration;
 
 use weft_runtime::Value;
+use weft_runtime::devices::clock::Timing;
 use weft_runtime::devices::timeline::{DeviceTimeline, Event, Track};
 use weft_runtime::devices::{Grid, GridOptions, Link, run_grid};
 
 const LATENCY: Duration = Duration::from_millis(300);
 
-fn run(text: &str) -> Vec<DeviceTimeline> {
+/// The program's module and each device's timeline, once per timing.
+fn runs(text: &str) -> Vec<(weft_ir::Module, Vec<DeviceTimeline>)> {
+    let profile = weft_cost::Profile::built_in(weft_cost::profile::REFERENCE).expect("built in");
+    [Timing::Wall, Timing::Virtual(std::sync::Arc::new(profile))]
+        .into_iter()
+        .map(|timing| run(text, timing))
+        .collect()
+}
+
+fn run(text: &str, timing: Timing) -> (weft_ir::Module, Vec<DeviceTimeline>) {
     let module = weft_ir::text::parse(text).unwrap_or_else(|d| panic!("{}", d.render("t", text)));
     weft_ir::verify(&module).expect("the program verifies");
     let grid = Grid {
@@ -39,61 +50,85 @@ fn run(text: &str) -> Vec<DeviceTimeline> {
             latency: LATENCY,
         },
         timeout: Duration::from_secs(30),
+        timing,
         ..GridOptions::default()
     };
-    run_grid(&module, grid, arguments, options)
+    let timelines = run_grid(&module, grid, arguments, options)
         .expect("the program runs")
         .into_iter()
         .map(|evaluation| evaluation.timeline)
-        .collect()
+        .collect();
+    (module, timelines)
 }
 
-fn event<'t>(timeline: &'t DeviceTimeline, track: Track, name: &str) -> &'t Event {
+fn event<'t>(
+    module: &weft_ir::Module,
+    timeline: &'t DeviceTimeline,
+    track: Track,
+    name: &str,
+) -> &'t Event {
     timeline
         .events
         .iter()
-        .find(|e| e.track == track && e.name.split(' ').next() == Some(name))
+        .find(|e| e.track == track && module.instr(e.instr).name == name)
         .unwrap_or_else(|| panic!("no {track:?} event {name} in {:#?}", timeline.events))
 }
 
-fn end(event: &Event) -> f64 {
+fn end(event: &Event) -> Duration {
     event.start + event.duration
 }
 
 /// The instructions between start and done ran while the async operation
 /// was in flight, and the device waited at the done.
-fn assert_overlapped(timelines: &[DeviceTimeline], start: &str, done: &str, work: &[&str]) {
+fn assert_overlapped(text: &str, start: &str, done: &str, work: &[&str]) {
+    for (module, timelines) in runs(text) {
+        assert_overlapped_in(&module, &timelines, start, done, work);
+    }
+}
+
+fn assert_overlapped_in(
+    module: &weft_ir::Module,
+    timelines: &[DeviceTimeline],
+    start: &str,
+    done: &str,
+    work: &[&str],
+) {
     for (device, timeline) in timelines.iter().enumerate() {
-        let in_flight = event(timeline, Track::Async, start);
+        let span = &timeline.async_spans[0];
+        assert_eq!(module.instr(span.start).name, start);
+        let in_flight = event(module, timeline, Track::Async, start);
         assert!(
-            in_flight.duration >= LATENCY.as_secs_f64() * 1e6 * 0.9,
-            "device {device}: the async operation took {} us, less than the link's latency",
-            in_flight.duration
+            span.ready - span.started >= LATENCY.mul_f64(0.9),
+            "device {device}: the async operation took {:?}, less than the link's latency",
+            span.ready - span.started
         );
         for name in work {
-            let computed = event(timeline, Track::Compute, name);
+            let computed = event(module, timeline, Track::Compute, name);
             assert!(
-                computed.start >= in_flight.start && end(computed) < end(in_flight),
-                "device {device}: {name} ({} to {} us) did not run while {start} was in flight ({} to {} us)",
+                computed.start >= span.started && end(computed) < span.ready,
+                "device {device}: {name} ({:?} to {:?}) did not run while {start} was in flight ({:?} to {:?})",
                 computed.start,
                 end(computed),
-                in_flight.start,
-                end(in_flight)
+                span.started,
+                span.ready
             );
         }
-        let waited = event(timeline, Track::Compute, done);
+        let waited = event(module, timeline, Track::Compute, done);
         assert!(
             end(waited) >= end(in_flight),
             "device {device}: {done} ended before the operation it waits for"
         );
+        assert_eq!(span.done.map(|(done, _)| module.instr(done).name.as_str()), Some(done));
         // The device waited only for what was still in flight (the
         // instructions in between take microseconds, so nearly all of it).
+        let figures = timeline.figures();
         assert!(
-            timeline.exposed <= timeline.communication + Duration::from_millis(1),
+            figures.exposed <= figures.communication + Duration::from_millis(1),
             "device {device}: {:?} exposed of {:?} communication",
-            timeline.exposed,
-            timeline.communication
+            figures.exposed,
+            figures.communication
         );
+        assert!(in_flight.duration <= span.ready - span.started);
     }
 }
 
@@ -117,7 +152,7 @@ fn a_first_class_all_reduce_start_runs_while_the_device_computes() {
 }}
 "
     );
-    assert_overlapped(&run(&text), "start", "done", &["square", "shifted"]);
+    assert_overlapped(&text, "start", "done", &["square", "shifted"]);
 }
 
 #[test]
@@ -137,7 +172,7 @@ ENTRY %main (x: f32[64]) -> f32[64] {
   ROOT %out = f32[64] add(f32[64] %done, f32[64] %negated)
 }
 ";
-    assert_overlapped(&run(text), "start", "done", &["negated"]);
+    assert_overlapped(text, "start", "done", &["negated"]);
 }
 
 #[test]
@@ -150,23 +185,32 @@ fn a_synchronous_all_reduce_holds_the_device_until_it_ends() {
 }}
 "
     );
-    for (device, timeline) in run(&text).iter().enumerate() {
-        let reduced = event(timeline, Track::Compute, "reduced");
-        let square = event(timeline, Track::Compute, "square");
+    for (module, timelines) in runs(&text) {
+        for (device, timeline) in timelines.iter().enumerate() {
+            assert_held(&module, device, timeline);
+        }
+    }
+}
+
+fn assert_held(module: &weft_ir::Module, device: usize, timeline: &DeviceTimeline) {
+    {
+        let reduced = event(module, timeline, Track::Compute, "reduced");
+        let square = event(module, timeline, Track::Compute, "square");
         assert!(
-            reduced.duration >= LATENCY.as_secs_f64() * 1e6 * 0.9,
-            "device {device}: the all-reduce took {} us, less than the link's latency",
+            reduced.duration >= LATENCY.mul_f64(0.9),
+            "device {device}: the all-reduce took {:?}, less than the link's latency",
             reduced.duration
         );
         assert!(
             square.start >= end(reduced),
             "device {device}: the multiply started before the all-reduce ended"
         );
+        let figures = timeline.figures();
         assert!(
-            timeline.exposed >= LATENCY.mul_f64(0.9),
+            figures.exposed >= LATENCY.mul_f64(0.9),
             "device {device}: a synchronous collective hid {:?} of {:?}",
-            timeline.communication.saturating_sub(timeline.exposed),
-            timeline.communication
+            figures.communication.saturating_sub(figures.exposed),
+            figures.communication
         );
     }
 }

@@ -198,6 +198,7 @@ fn run_on_ranks(
         let handles: Vec<_> = clusters
             .iter()
             .map(|cluster| {
+                let options = options.clone();
                 scope.spawn(move || {
                     (0..runs)
                         .map(|_| {
@@ -207,7 +208,7 @@ fn run_on_ranks(
                                 entries.to_vec(),
                                 arguments.to_vec(),
                                 InfeedQueues::default(),
-                                options,
+                                options.clone(),
                                 cluster,
                             )
                         })
@@ -235,7 +236,7 @@ fn agrees_across_ranks(text: &str, shapes: &[(ElementType, &[i64])]) {
         entries.clone(),
         arguments.clone(),
         InfeedQueues::default(),
-        options,
+        options.clone(),
     )
     .unwrap_or_else(|e| panic!("in one process: {e}"));
     let outcomes = run_on_ranks(&module, &entries, &arguments, options, 2, 2);
@@ -296,7 +297,7 @@ fn four_ranks_of_one_device_agree_too() {
         entries.clone(),
         arguments.clone(),
         InfeedQueues::default(),
-        options,
+        options.clone(),
     )
     .expect("runs in one process");
     let mut outcomes = run_on_ranks(&module, &entries, &arguments, options, 4, 1);

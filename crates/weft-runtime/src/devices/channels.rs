@@ -78,9 +78,20 @@ struct Queue {
     sent: u64,
     /// How many receives were posted on the route: the next one's index.
     posted: u64,
-    /// Messages sent and not received yet, by index, with when each was
-    /// sent (the link model counts its transfer from then).
-    waiting: BTreeMap<u64, (Value, Instant)>,
+    /// Messages sent and not received yet, by index.
+    waiting: BTreeMap<u64, Message>,
+}
+
+/// A message on a route, with when it was sent (the link model counts its
+/// transfer from then).
+#[derive(Debug)]
+pub struct Message {
+    /// What was sent.
+    pub data: Value,
+    /// When it reached this process's mailbox.
+    pub sent: Instant,
+    /// When the sender sent it, on the sender's clock.
+    pub clock: Duration,
 }
 
 struct State {
@@ -133,29 +144,36 @@ impl Mailbox {
             .map_err(|_| "the mailbox's lock was poisoned".to_string())
     }
 
-    /// Deposits `data` as the next message on `route` (on the target's rank
-    /// when that is another one).
-    pub fn send(&self, route: Route, data: Value) -> Result<(), String> {
+    /// Deposits `data`, sent at `clock` on the sender's clock, as the next
+    /// message on `route` (on the target's rank when that is another one).
+    pub fn send(&self, route: Route, data: Value, clock: Duration) -> Result<(), String> {
         if let Some(remote) = &self.remote {
             match route {
                 Route::Channel(_) => return Err(WHOLE_CHANNEL_ACROSS_RANKS.into()),
                 Route::Pair { target, .. } if !remote.is_local(target) => {
-                    return remote.mail(route, &data);
+                    return remote.mail(route, &data, clock);
                 }
                 Route::Pair { .. } => {}
             }
         }
-        self.arrived(route, data)
+        self.arrived(route, data, clock)
     }
 
-    /// Deposits `data`, sent on `route` by this rank or another, as the
-    /// route's next message here.
-    pub fn arrived(&self, route: Route, data: Value) -> Result<(), String> {
+    /// Deposits `data`, sent on `route` by this rank or another at `clock`
+    /// on the sender's clock, as the route's next message here.
+    pub fn arrived(&self, route: Route, data: Value, clock: Duration) -> Result<(), String> {
         let mut state = self.lock()?;
         let queue = state.queues.entry(route).or_default();
         let index = queue.sent;
         queue.sent += 1;
-        queue.waiting.insert(index, (data, Instant::now()));
+        queue.waiting.insert(
+            index,
+            Message {
+                data,
+                sent: Instant::now(),
+                clock,
+            },
+        );
         self.arrived.notify_all();
         Ok(())
     }
@@ -184,9 +202,18 @@ impl Mailbox {
         Some(format!("message {} on {route}", index + 1))
     }
 
-    /// The message `ticket` claims, once it has been sent, and when it was
-    /// sent.
-    pub fn receive(&self, ticket: Ticket) -> Result<(Value, Instant), String> {
+    /// The device that sends what `ticket` waits for, when its route names
+    /// one.
+    pub fn source_of(&self, ticket: Ticket) -> Option<usize> {
+        let state = self.lock().ok()?;
+        match state.tickets.get(&ticket)? {
+            (Route::Pair { source, .. }, _) => Some(*source),
+            _ => None,
+        }
+    }
+
+    /// The message `ticket` claims, once it has been sent.
+    pub fn receive(&self, ticket: Ticket) -> Result<Message, String> {
         let deadline = Instant::now() + self.timeout;
         let mut state = self.lock()?;
         let Some(&(route, index)) = state.tickets.get(&ticket) else {
@@ -274,11 +301,11 @@ mod tests {
         let route = Route::Channel(1);
         let first = mailbox.post_receive(route).unwrap();
         let second = mailbox.post_receive(route).unwrap();
-        mailbox.send(route, scalar(10)).unwrap();
-        mailbox.send(route, scalar(20)).unwrap();
+        mailbox.send(route, scalar(10), Duration::ZERO).unwrap();
+        mailbox.send(route, scalar(20), Duration::ZERO).unwrap();
         // Redeemed out of order, each still takes its own message.
-        assert_eq!(byte(&mailbox.receive(second).unwrap().0), 20);
-        assert_eq!(byte(&mailbox.receive(first).unwrap().0), 10);
+        assert_eq!(byte(&mailbox.receive(second).unwrap().data), 20);
+        assert_eq!(byte(&mailbox.receive(first).unwrap().data), 10);
         assert!(mailbox.receive(first).is_err(), "a ticket is redeemed once");
     }
 
@@ -295,7 +322,7 @@ mod tests {
             source: 0,
             target: 2,
         };
-        mailbox.send(to_two, scalar(2)).unwrap();
+        mailbox.send(to_two, scalar(2), Duration::ZERO).unwrap();
         let ticket = mailbox.post_receive(to_one).unwrap();
         let error = mailbox.receive(ticket).unwrap_err();
         assert!(
@@ -303,7 +330,7 @@ mod tests {
             "{error}"
         );
         let ticket = mailbox.post_receive(to_two).unwrap();
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap().0), 2);
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap().data), 2);
     }
 
     #[test]
@@ -314,10 +341,10 @@ mod tests {
             let mailbox = mailbox.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(20));
-                mailbox.send(Route::Channel(3), scalar(7)).unwrap();
+                mailbox.send(Route::Channel(3), scalar(7), Duration::ZERO).unwrap();
             })
         };
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap().0), 7);
+        assert_eq!(byte(&mailbox.receive(ticket).unwrap().data), 7);
         sender.join().unwrap();
     }
 

@@ -74,13 +74,16 @@ impl Evaluator<'_> {
         };
         let what = self.error(instr, "").instruction.unwrap_or_default();
         let contribution = pack(operands);
-        let exchange_started = std::time::Instant::now();
+        if let Some(clock) = self.clock.as_mut() {
+            clock.charge_cpu();
+        }
+        let arrived = self.now();
         let exchanged = device
             .fabric
-            .exchange(key, &group, position, contribution, &what)
+            .exchange(key, &group, position, contribution, arrived, &what)
             .map_err(|message| self.error(instr, message))?;
         let contributions = exchanged.contributions;
-        let group_met = std::time::Instant::now();
+        let met = self.group_met(&exchanged.arrivals);
         // Borrowed from the shared contributions: no copies of other
         // devices' data until a result needs one.
         let parts: Vec<Vec<&Tensor>> = contributions
@@ -91,11 +94,11 @@ impl Evaluator<'_> {
         // The link model: the data this device receives arrives a transfer
         // time after the group met; the collective's host work (reducing,
         // concatenating, placing) starts only then, as a receiver can only
-        // combine what it has received. Until then the thread sleeps, so
-        // the CPU is free for the compute stream.
+        // combine what it has received.
         let received = received_bytes(opcode, &parts, group.len());
-        let arrived = group_met + device.link.transfer_time(received);
-        std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
+        let transfer = device.link.transfer_time(received);
+        self.advance_clock_to(met.saturating_add(transfer));
+        let host_began = self.now();
         let result = match opcode {
             // Every member gets the same result: computed once for the group,
             // by all members together when the reducer has a native kernel.
@@ -207,24 +210,96 @@ impl Evaluator<'_> {
             }
             other => return Err(self.error(instr, format!("{} is not a collective", other.name()))),
         };
-        self.account_communication(&device, exchange_started);
+        let host = self.charge_host_work(opcode, &parts, host_began);
+        let peers = group.iter().map(|&member| device.grid.id(member)).collect();
+        self.record_collective(
+            &device,
+            super::timeline::CollectiveRecord {
+                instr,
+                occurrence,
+                group: group_index,
+                peers,
+                bytes: received,
+                arrived,
+                met,
+                transfer,
+                host,
+                ready: self.now(),
+                asynchronous: device.stream.is_none(),
+            },
+        );
         Ok(collective_value(result))
     }
 
-    /// Adds the time since `started` to this device's communication (and,
-    /// on its compute stream, where the device waited all along, to its
-    /// exposed communication).
-    fn account_communication(
+    /// When a group whose members arrived at `arrivals` met: on modelled
+    /// clocks the latest arrival; on the wall clock, now (the rendezvous
+    /// has just completed).
+    fn group_met(&self, arrivals: &[std::time::Duration]) -> std::time::Duration {
+        let modelled = self.clock.as_ref().is_some_and(|c| c.timing().is_modelled());
+        match arrivals.iter().max() {
+            Some(&latest) if modelled => latest.max(self.now()),
+            _ => self.now(),
+        }
+    }
+
+    /// Charges the reduction work of a collective whose host work began at
+    /// `began` and returns its time: modelled (virtual timing: one vector
+    /// operation per element and extra contribution, for the collectives
+    /// that reduce), or as it passed (measured: this thread's CPU time;
+    /// wall: the wall clock).
+    fn charge_host_work(
+        &mut self,
+        opcode: Opcode,
+        parts: &[Vec<&Tensor>],
+        began: std::time::Duration,
+    ) -> std::time::Duration {
+        let Some(clock) = self.clock.as_mut() else {
+            return std::time::Duration::ZERO;
+        };
+        match clock.timing() {
+            super::clock::Timing::Virtual(_) => {
+                let reduces = matches!(
+                    opcode,
+                    Opcode::AllReduce
+                        | Opcode::AllReduceStart
+                        | Opcode::ReduceScatter
+                        | Opcode::CollectiveReduce
+                );
+                if !reduces {
+                    return std::time::Duration::ZERO;
+                }
+                let work = parts.first().map_or(weft_cost::Work::FREE, |operands| {
+                    operands
+                        .iter()
+                        .fold(weft_cost::Work::FREE, |sum, tensor| {
+                            sum.plus(&weft_cost::Work::reduction(
+                                tensor.elem,
+                                tensor.len() as f64,
+                                parts.len(),
+                            ))
+                        })
+                });
+                clock.charge_work(&work)
+            }
+            _ => {
+                clock.charge_cpu();
+                clock.now().saturating_sub(began)
+            }
+        }
+    }
+
+    /// Puts a collective instance on the timeline; on the compute stream,
+    /// where the device waited all along, all of it is exposed.
+    pub(crate) fn record_collective(
         &mut self,
         device: &super::DeviceContext,
-        started: std::time::Instant,
+        record: super::timeline::CollectiveRecord,
     ) {
-        let took = started.elapsed();
         if let Some(timeline) = self.timeline.as_mut() {
-            timeline.communication += took;
             if device.stream.is_some() {
-                timeline.exposed += took;
+                timeline.exposed += record.communication();
             }
+            timeline.collectives.push(record);
         }
     }
 
@@ -283,7 +358,10 @@ impl Evaluator<'_> {
             .map(|v| v.as_tensor().cloned())
             .collect::<Option<_>>()
             .ok_or_else(|| self.error(instr, "a collective's operands must be arrays"))?;
-        let started = std::time::Instant::now();
+        if let Some(clock) = self.clock.as_mut() {
+            clock.charge_cpu();
+        }
+        let arrived = self.now();
         let contribution = Arc::new(pack(operands));
         for &(_, target) in pairs.iter().filter(|&&(source, _)| source == me) {
             device
@@ -293,9 +371,23 @@ impl Evaluator<'_> {
                     line_device(me),
                     line_device(target),
                     contribution.clone(),
+                    arrived,
                 )
                 .map_err(|message| self.error(instr, message))?;
         }
+        let mut record = super::timeline::CollectiveRecord {
+            instr,
+            occurrence,
+            group: 0,
+            peers: vec![line_device(me)],
+            bytes: 0.0,
+            arrived,
+            met: arrived,
+            transfer: std::time::Duration::ZERO,
+            host: std::time::Duration::ZERO,
+            ready: arrived,
+            asynchronous: device.stream.is_none(),
+        };
         let result: Vec<Tensor> = match pairs.iter().find(|&&(_, target)| target == me) {
             Some(&(source, _)) => {
                 let delivered = device
@@ -332,15 +424,37 @@ impl Evaluator<'_> {
                 // The link model: the data arrives a transfer time after it
                 // was sent.
                 let bytes: usize = result.iter().map(|t| t.bytes.len()).sum();
-                let arrived = delivered.sent + device.link.transfer_time(bytes as f64);
-                std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
+                let sent = self.sent_time(device, &delivered);
+                let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
+                self.advance_clock_to(data_arrived);
+                record.peers = vec![line_device(source), line_device(me)];
+                record.bytes = bytes as f64;
+                record.met = arrived.max(sent);
+                record.transfer = data_arrived.saturating_sub(record.met);
                 result
             }
             // No pair sends here: zeros.
             None => own.iter().map(|t| Tensor::zeros(t.elem, &t.dims)).collect(),
         };
-        self.account_communication(device, started);
+        record.ready = self.now().max(record.met + record.transfer);
+        self.record_collective(device, record);
         Ok(collective_value(result))
+    }
+
+    /// When the message `delivered` was sent, on this device's clock: the
+    /// sender's clock (modelled timing) or the moment it reached this
+    /// process (wall clock).
+    pub(crate) fn sent_time(
+        &self,
+        device: &super::DeviceContext,
+        delivered: &super::fabric::Delivered,
+    ) -> std::time::Duration {
+        let modelled = self.clock.as_ref().is_some_and(|c| c.timing().is_modelled());
+        if modelled {
+            delivered.clock
+        } else {
+            delivered.sent.saturating_duration_since(device.origin)
+        }
     }
 
     /// The reducer's op when the members of this all-reduce can fold it
@@ -370,7 +484,7 @@ impl Evaluator<'_> {
 
     /// How many times this device has run `instr` before (then counts this
     /// run).
-    fn next_occurrence(&mut self, instr: Instr) -> u64 {
+    pub(crate) fn next_occurrence(&mut self, instr: Instr) -> u64 {
         let count = self.occurrences.entry(instr).or_insert(0);
         let occurrence = *count;
         *count += 1;

@@ -57,6 +57,8 @@ pub type GroupResult = Arc<std::sync::OnceLock<Result<Vec<crate::tensor::Tensor>
 pub struct Exchanged {
     /// Each member's contribution, in group order.
     pub contributions: Vec<Arc<Value>>,
+    /// When each member arrived, on its clock, in group order.
+    pub arrivals: Vec<Duration>,
     /// The result the group computes once and shares.
     pub group_result: GroupResult,
     /// The output the group's members fold together (an all-reduce whose
@@ -77,6 +79,7 @@ pub type SharedFoldSlot = Arc<std::sync::OnceLock<super::shared_fold::SharedFold
 
 struct Slot {
     contributions: Vec<Option<Arc<Value>>>,
+    arrivals: Vec<Duration>,
     group_result: GroupResult,
     shared_fold: SharedFoldSlot,
     /// Local members that have not read the result yet.
@@ -89,6 +92,7 @@ impl Slot {
     fn new(members: usize, local_members: usize) -> Slot {
         Slot {
             contributions: vec![None; members],
+            arrivals: vec![Duration::ZERO; members],
             group_result: GroupResult::default(),
             shared_fold: SharedFoldSlot::default(),
             readers_left: local_members,
@@ -112,8 +116,10 @@ struct Mail {
 pub struct Delivered {
     /// The sender's operands.
     pub value: Arc<Value>,
-    /// When the sender left it.
+    /// When it reached this process's fabric.
     pub sent: Instant,
+    /// When the sender sent it, on the sender's clock.
+    pub clock: Duration,
 }
 
 struct State {
@@ -232,15 +238,17 @@ impl Fabric {
     }
 
     /// Deposits `contribution` as member `position` of `group` in the
-    /// instance `key` and returns every member's contribution in group
-    /// order, once all have arrived, with the group's shared result slot.
-    /// `what` names the instruction in errors.
+    /// instance `key`, arriving at `arrival` on its clock, and returns every
+    /// member's contribution and arrival in group order, once all have
+    /// arrived, with the group's shared result slot. `what` names the
+    /// instruction in errors.
     pub fn exchange(
         &self,
         key: Key,
         group: &[DeviceId],
         position: usize,
         contribution: Value,
+        arrival: Duration,
         what: &str,
     ) -> Result<Exchanged, String> {
         let deadline = Instant::now() + self.timeout;
@@ -253,7 +261,7 @@ impl Fabric {
                 if ids.iter().any(|&id| !remote.is_local(id)) {
                     // Sent before taking the lock: encoding a large
                     // contribution must not hold up the other devices.
-                    remote.contribute(&key, &ids, position, &contribution)?;
+                    remote.contribute(&key, &ids, position, &contribution, arrival)?;
                 }
                 let local = |id: &&usize| remote.is_local(**id);
                 (
@@ -280,6 +288,7 @@ impl Fabric {
             ));
         }
         slot.contributions[position] = Some(Arc::new(contribution));
+        slot.arrivals[position] = arrival;
         self.changed.notify_all();
         loop {
             if let Some(reason) = &state.aborted {
@@ -296,6 +305,7 @@ impl Fabric {
                         .iter()
                         .map(|c| c.clone().expect("present"))
                         .collect(),
+                    arrivals: slot.arrivals.clone(),
                     group_result: slot.group_result.clone(),
                     shared_fold: slot.shared_fold.clone(),
                     fold_member,
@@ -339,14 +349,16 @@ impl Fabric {
     }
 
     /// Deposits `contribution`, sent by another rank, as member `position`
-    /// of `group` (flattened ids) in the instance `key`: the local members'
-    /// rendezvous completes once it and theirs are in.
+    /// of `group` (flattened ids) in the instance `key`, arriving at
+    /// `arrival` on its clock: the local members' rendezvous completes once
+    /// it and theirs are in.
     pub fn deposit_remote(
         &self,
         key: Key,
         group: &[usize],
         position: usize,
         contribution: Value,
+        arrival: Duration,
     ) -> Result<(), String> {
         let local_members = group.iter().filter(|&&id| self.is_local(id)).count();
         let mut state = self
@@ -370,34 +382,44 @@ impl Fabric {
             ));
         }
         slot.contributions[position] = Some(Arc::new(contribution));
+        slot.arrivals[position] = arrival;
         self.changed.notify_all();
         Ok(())
     }
 
     /// Leaves `value` for device `target` as the message of `source` in the
-    /// instance `key` (sending it to the target's rank when that is another
-    /// one); does not wait.
+    /// instance `key`, sent at `clock` on the source's clock (sending it to
+    /// the target's rank when that is another one); does not wait.
     pub fn deliver(
         &self,
         key: Key,
         source: usize,
         target: usize,
         value: Arc<Value>,
+        clock: Duration,
     ) -> Result<(), String> {
         match &self.remote {
             Some(remote) if !remote.is_local(target) => {
-                remote.deliver(&key, source, target, &value)
+                remote.deliver(&key, source, target, &value, clock)
             }
             _ => {
-                self.leave_for_target(key, source, target, value);
+                self.leave_for_target(key, source, target, value, clock);
                 Ok(())
             }
         }
     }
 
     /// Leaves `value` in this rank's mailbox of `target` (a local device)
-    /// as the message of `source` in the instance `key`.
-    pub fn leave_for_target(&self, key: Key, source: usize, target: usize, value: Arc<Value>) {
+    /// as the message of `source` in the instance `key`, sent at `clock` on
+    /// the source's clock.
+    pub fn leave_for_target(
+        &self,
+        key: Key,
+        source: usize,
+        target: usize,
+        value: Arc<Value>,
+        clock: Duration,
+    ) {
         let Ok(mut state) = self.state.lock() else {
             return;
         };
@@ -411,6 +433,7 @@ impl Fabric {
             Delivered {
                 value,
                 sent: Instant::now(),
+                clock,
             },
         );
         self.changed.notify_all();
@@ -466,6 +489,11 @@ impl Fabric {
                 .map_err(|_| "the fabric's lock was poisoned".to_string())?
                 .0;
         }
+    }
+
+    /// Whether the run was stopped (a device failed).
+    pub fn is_stopped(&self) -> bool {
+        self.state.lock().map_or(true, |state| state.aborted.is_some())
     }
 
     /// Stops every rendezvous: a device failed with `reason`.

@@ -20,6 +20,7 @@
 //! merely stopped waiting for it).
 
 pub mod channels;
+pub mod clock;
 mod collective_reduce;
 pub mod collectives;
 pub mod fabric;
@@ -72,57 +73,24 @@ pub struct DeviceContext {
     pub origin: std::time::Instant,
     /// How transfers are paced.
     pub link: Link,
+    /// How the device's clock keeps time.
+    pub timing: clock::Timing,
 }
 
-/// The interconnect model: a transfer of `n` bytes takes `latency + n /
-/// bandwidth`, spent sleeping (not computing) on the thread that runs the
-/// collective, so an async collective overlaps compute on a 2-core machine
-/// just as it would on a real fabric. Each device is charged the bytes it
-/// receives under a ring algorithm: all-reduce `2 (n−1)/n · S`, all-gather
-/// and reduce-scatter `(n−1)/n` of the larger side, all-to-all `(n−1)/n ·
-/// S`, collective-permute and collective-broadcast `S` (when data arrives).
-/// The transfer time runs from the moment the whole group has arrived (a
-/// permute's or a send's from the send); the collective's host work
-/// (reducing, concatenating, placing) starts when it is over, as a receiver
-/// can only combine data it has received.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Link {
-    /// Bytes per second; `None` means unpaced (transfers are instant).
-    pub bandwidth: Option<f64>,
-    /// Per-transfer latency.
-    pub latency: std::time::Duration,
-}
-
-impl Link {
-    /// No pacing.
-    pub const UNPACED: Link = Link {
-        bandwidth: None,
-        latency: std::time::Duration::ZERO,
-    };
-
-    /// How long moving `bytes` takes.
-    pub fn transfer_time(&self, bytes: f64) -> std::time::Duration {
-        match self.bandwidth {
-            Some(bandwidth) if bandwidth > 0.0 => {
-                self.latency + std::time::Duration::from_secs_f64(bytes.max(0.0) / bandwidth)
-            }
-            _ => std::time::Duration::ZERO,
-        }
-    }
-}
-
-impl Default for Link {
-    /// 25 GB/s and 5 µs, a modest accelerator interconnect.
-    fn default() -> Link {
-        Link {
-            bandwidth: Some(25e9),
-            latency: std::time::Duration::from_micros(5),
-        }
-    }
-}
+/// The interconnect model ([`weft_cost::link`]): a transfer of `n` bytes
+/// takes `latency + n / bandwidth`, each device charged the bytes it
+/// receives under the collective's ring algorithm. The transfer runs from
+/// the moment the whole group has arrived (a permute's or a send's from the
+/// send); the collective's host work (reducing, concatenating, placing)
+/// starts when it is over, as a receiver can only combine data it has
+/// received. Under wall-clock timing the thread that runs the collective
+/// sleeps through the transfer (the CPU is free for the compute stream, so
+/// an async collective overlaps compute on a 2-core machine just as it
+/// would on a real fabric); under virtual timing its clock jumps.
+pub use weft_cost::Link;
 
 /// How a multi-device run behaves.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GridOptions {
     /// How long a device waits at a collective for the rest of its group.
     pub timeout: Duration,
@@ -130,14 +98,18 @@ pub struct GridOptions {
     pub limits: Limits,
     /// The interconnect model.
     pub link: Link,
+    /// How devices keep time.
+    pub timing: clock::Timing,
 }
 
 impl Default for GridOptions {
+    /// A 5 s collective timeout, default limits and link, wall-clock time.
     fn default() -> GridOptions {
         GridOptions {
             timeout: Duration::from_secs(5),
             limits: Limits::default(),
             link: Link::default(),
+            timing: clock::Timing::Wall,
         }
     }
 }
@@ -249,6 +221,7 @@ pub fn run_grid_programs_on_ranks(
     }
     let remote = cluster.begin_run(placement);
     let run = remote.run;
+    let timeout = options.timeout;
     let fabric = Arc::new(fabric::Fabric::spanning_ranks(
         options.timeout,
         grid,
@@ -280,7 +253,7 @@ pub fn run_grid_programs_on_ranks(
         Err(message) => Err(failure(message)),
     };
     cluster.detach(run);
-    cluster.gather(run, placement, local, options.timeout)
+    cluster.gather(run, placement, local, timeout)
 }
 
 /// When a device stopped at the run's deadline, one error saying where
@@ -394,6 +367,7 @@ fn run_devices(
                     stream,
                     origin: placeholder_origin,
                     link: options.link,
+                    timing: options.timing.clone(),
                 };
                 let mut stream_context = context_with(None);
                 let mut context = context_with(Some(jobs));
@@ -436,12 +410,16 @@ fn run_devices(
                         }
                         // The compute thread's end closes the stream's queue;
                         // the stream's timeline joins the device's.
-                        let stream_timeline = stream_handle.join().unwrap_or_default();
-                        let finished = origin.elapsed();
+                        let stream = stream_handle.join().ok();
                         outcome.map(|mut evaluation| {
-                            evaluation.timeline.finished = finished;
-                            evaluation.timeline.communication += stream_timeline.communication;
-                            evaluation.timeline.events.extend(stream_timeline.events);
+                            let compute_end = evaluation.timeline.finished;
+                            if let Some(stream) = stream {
+                                evaluation.timeline.join_stream(
+                                    stream.timeline,
+                                    compute_end,
+                                    stream.clock,
+                                );
+                            }
                             evaluation
                         })
                     })

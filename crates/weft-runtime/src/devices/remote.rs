@@ -69,21 +69,31 @@ pub trait Remote: Send + Sync {
     }
 
     /// Sends `contribution`, member `position`'s of `group` (flattened ids)
-    /// in the instance `key`, to every other rank hosting a member.
+    /// in the instance `key`, arriving at `arrival` on its clock, to every
+    /// other rank hosting a member.
     fn contribute(
         &self,
         key: &Key,
         group: &[usize],
         position: usize,
         contribution: &Value,
+        arrival: Duration,
     ) -> Result<(), String>;
 
-    /// Sends a collective-permute's data from `source` to `target`'s rank.
-    fn deliver(&self, key: &Key, source: usize, target: usize, value: &Value)
-    -> Result<(), String>;
+    /// Sends a collective-permute's data from `source`, sent at `clock` on
+    /// its clock, to `target`'s rank.
+    fn deliver(
+        &self,
+        key: &Key,
+        source: usize,
+        target: usize,
+        value: &Value,
+        clock: Duration,
+    ) -> Result<(), String>;
 
-    /// Sends a message on a source → target route to the target's rank.
-    fn mail(&self, route: Route, data: &Value) -> Result<(), String>;
+    /// Sends a message on a source → target route, sent at `clock` on the
+    /// source's clock, to the target's rank.
+    fn mail(&self, route: Route, data: &Value, clock: Duration) -> Result<(), String>;
 
     /// Tells every other rank the run failed with `reason`.
     fn abort(&self, reason: &str);
@@ -129,16 +139,19 @@ enum Message {
         key: Key,
         group: Vec<usize>,
         position: usize,
+        clock: Duration,
         value: Value,
     },
     Permute {
         key: Key,
         source: usize,
         target: usize,
+        clock: Duration,
         value: Value,
     },
     Mail {
         route: Route,
+        clock: Duration,
         value: Value,
     },
     Abort {
@@ -207,6 +220,7 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
                 key,
                 group,
                 position,
+                clock: reader.duration("an arrival time")?,
                 value: reader.value()?,
             }
         }
@@ -214,6 +228,7 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
             key: read_key(&mut reader)?,
             source: reader.usize("a source device")?,
             target: reader.usize("a target device")?,
+            clock: reader.duration("a send time")?,
             value: reader.value()?,
         },
         kind::MAIL => Message::Mail {
@@ -222,6 +237,7 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
                 source: reader.usize("a source device")?,
                 target: reader.usize("a target device")?,
             },
+            clock: reader.duration("a send time")?,
             value: reader.value()?,
         },
         kind::ABORT => Message::Abort {
@@ -274,22 +290,28 @@ impl Endpoint {
                 key,
                 group,
                 position,
+                clock,
                 value,
             } => self
                 .fabric
-                .deposit_remote(key, &group, position, value)
+                .deposit_remote(key, &group, position, value, clock)
                 .map_err(|e| format!("rank {from} sent a contribution this rank refuses: {e}")),
             Message::Permute {
                 key,
                 source,
                 target,
+                clock,
                 value,
             } => {
                 self.fabric
-                    .leave_for_target(key, source, target, Arc::new(value));
+                    .leave_for_target(key, source, target, Arc::new(value), clock);
                 Ok(())
             }
-            Message::Mail { route, value } => self.mailbox.arrived(route, value),
+            Message::Mail {
+                route,
+                clock,
+                value,
+            } => self.mailbox.arrived(route, value, clock),
             Message::Abort { reason } => {
                 self.abort(reason);
                 Ok(())
@@ -827,6 +849,7 @@ impl Remote for RunRemote {
         group: &[usize],
         position: usize,
         contribution: &Value,
+        arrival: Duration,
     ) -> Result<(), String> {
         let me = self.rank();
         let ranks: BTreeSet<usize> = group
@@ -848,6 +871,7 @@ impl Remote for RunRemote {
             writer.usize(device);
         }
         writer.usize(position);
+        writer.duration(arrival);
         writer.value(contribution)?;
         self.send_to(ranks, writer.finish())
     }
@@ -858,17 +882,19 @@ impl Remote for RunRemote {
         source: usize,
         target: usize,
         value: &Value,
+        clock: Duration,
     ) -> Result<(), String> {
-        let mut writer = header(kind::PERMUTE, self.run, encoded_size(value) + 40);
+        let mut writer = header(kind::PERMUTE, self.run, encoded_size(value) + 48);
         write_key(&mut writer, key);
         writer.usize(source);
         writer.usize(target);
+        writer.duration(clock);
         writer.value(value)?;
         self.transport
             .send(self.placement.rank_of(target), writer.finish())
     }
 
-    fn mail(&self, route: Route, data: &Value) -> Result<(), String> {
+    fn mail(&self, route: Route, data: &Value, clock: Duration) -> Result<(), String> {
         let Route::Pair {
             channel,
             source,
@@ -877,10 +903,11 @@ impl Remote for RunRemote {
         else {
             return Err(WHOLE_CHANNEL_ACROSS_RANKS.into());
         };
-        let mut writer = header(kind::MAIL, self.run, encoded_size(data) + 24);
+        let mut writer = header(kind::MAIL, self.run, encoded_size(data) + 32);
         writer.i64(channel);
         writer.usize(source);
         writer.usize(target);
+        writer.duration(clock);
         writer.value(data)?;
         self.transport
             .send(self.placement.rank_of(target), writer.finish())
@@ -917,6 +944,7 @@ mod tests {
         writer.usize(1);
         writer.usize(2);
         writer.usize(1);
+        writer.duration(Duration::from_nanos(42));
         writer.value(&value).unwrap();
         let (run, message) = decode(&writer.finish()).unwrap();
         assert_eq!(run, 7);
@@ -924,14 +952,15 @@ mod tests {
             key: back,
             group,
             position,
+            clock,
             value: back_value,
         } = message
         else {
             panic!("a contribution");
         };
         assert_eq!(
-            (back, group, position, back_value),
-            (key, vec![1, 2], 1, value)
+            (back, group, position, clock, back_value),
+            (key, vec![1, 2], 1, Duration::from_nanos(42), value)
         );
         // A position outside its group, and an unknown kind, are errors.
         let mut writer = header(kind::CONTRIBUTION, 7, 0);

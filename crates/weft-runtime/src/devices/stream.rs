@@ -42,33 +42,40 @@ pub(crate) enum Job {
 pub(crate) struct AsyncJob {
     pub(crate) job: Job,
     pub(crate) result: InFlight,
-    /// The start's name, for the timeline.
-    pub(crate) name: String,
-    /// When the start handed the job over: the async span begins here.
-    pub(crate) started: std::time::Instant,
+    /// The start that began it.
+    pub(crate) start: Instr,
+    /// Its span's id on the device's timeline.
+    pub(crate) span: u64,
+    /// When the start handed the job over, on the compute stream's clock:
+    /// the job begins then, or when the stream's previous job ends.
+    pub(crate) started: std::time::Duration,
 }
 
-/// Runs jobs until every sender is gone; returns the stream's timeline.
+/// What a stream leaves when its queue closes: its timeline (spans,
+/// events, collectives) and when its clock ended.
+pub(crate) struct StreamEnd {
+    pub(crate) timeline: super::timeline::DeviceTimeline,
+    pub(crate) clock: std::time::Duration,
+}
+
+/// Runs jobs until every sender is gone.
 pub(crate) fn run_stream(
     module: &Module,
     limits: Limits,
     device: DeviceContext,
     jobs: Receiver<AsyncJob>,
-) -> super::timeline::DeviceTimeline {
-    let origin = device.origin;
+) -> StreamEnd {
     let mut evaluator = Evaluator::new(module, limits, Some(device));
     for AsyncJob {
         job,
         result,
-        name,
+        start,
+        span,
         started,
     } in jobs
     {
-        let picked_up = std::time::Instant::now();
-        let communicated_before = evaluator
-            .timeline
-            .as_ref()
-            .map(|timeline| timeline.communication);
+        evaluator.advance_clock_to(started);
+        let began = evaluator.now();
         let outcome = match job {
             Job::Collective {
                 instr,
@@ -77,17 +84,30 @@ pub(crate) fn run_stream(
             } => evaluator.grid_collective(instr, opcode, operands),
             Job::Call { comp, arguments } => evaluator.call(comp, arguments),
         };
-        // The async span runs from the start to the moment the result is
-        // ready.
-        if let Some(timeline) = evaluator.timeline.as_mut() {
-            // A job that communicated counts its wait in the queue as
-            // communication too: the device's done may wait through both.
-            if communicated_before.is_some_and(|before| timeline.communication > before) {
-                timeline.communication += picked_up.saturating_duration_since(started);
-            }
-            timeline.record(origin, name, super::timeline::Track::Async, started);
+        if let Some(clock) = evaluator.clock.as_mut() {
+            clock.charge_cpu();
         }
-        result.fulfil(outcome.map_err(|e| e.to_string()));
+        let ready = evaluator.now();
+        if let Some(timeline) = evaluator.timeline.as_mut() {
+            timeline.events.push(super::timeline::Event {
+                instr: start,
+                track: super::timeline::Track::Async,
+                start: began,
+                duration: ready.saturating_sub(began),
+            });
+            timeline.async_spans.push(super::timeline::AsyncSpan {
+                id: span,
+                start,
+                started,
+                began,
+                ready,
+                done: None,
+            });
+        }
+        result.fulfil(outcome.map_err(|e| e.to_string()), ready);
     }
-    evaluator.timeline.take().unwrap_or_default()
+    StreamEnd {
+        clock: evaluator.now(),
+        timeline: evaluator.timeline.take().unwrap_or_default(),
+    }
 }

@@ -27,13 +27,13 @@
 use weft_ir::ElementType;
 use weft_ir::literal::storage_bytes;
 
-use super::timeline::{DeviceTimeline, Event, Track};
+use super::timeline::{AsyncSpan, CollectiveRecord, DeviceTimeline, Event, Track};
 use crate::evaluate::{Evaluation, RunError};
 use crate::tensor::{Tensor, Value, element_count};
 
 /// The version byte every message starts with. Bump it with any change to
 /// the layout.
-pub const WIRE_VERSION: u8 = 1;
+pub const WIRE_VERSION: u8 = 2;
 
 /// How deep tuples may nest: far beyond any program's, and a bound on the
 /// decoder's recursion for input that is not.
@@ -169,20 +169,57 @@ impl Writer {
         self.string(&error.message);
     }
 
+    /// An instruction handle.
+    fn instr(&mut self, instr: weft_ir::Instr) {
+        self.usize(weft_ir::Module::instr_index(instr));
+    }
+
     /// A device's timeline.
     pub fn timeline(&mut self, timeline: &DeviceTimeline) {
         self.length(timeline.events.len());
         for event in &timeline.events {
-            self.string(&event.name);
+            self.instr(event.instr);
             self.u8(match event.track {
                 Track::Compute => 0,
                 Track::Async => 1,
             });
-            self.f64(event.start);
-            self.f64(event.duration);
+            self.duration(event.start);
+            self.duration(event.duration);
+        }
+        self.length(timeline.async_spans.len());
+        for span in &timeline.async_spans {
+            self.u64(span.id);
+            self.instr(span.start);
+            self.duration(span.started);
+            self.duration(span.began);
+            self.duration(span.ready);
+            match span.done {
+                Some((done, at)) => {
+                    self.u8(1);
+                    self.instr(done);
+                    self.duration(at);
+                }
+                None => self.u8(0),
+            }
+        }
+        self.length(timeline.collectives.len());
+        for record in &timeline.collectives {
+            self.instr(record.instr);
+            self.u64(record.occurrence);
+            self.usize(record.group);
+            self.length(record.peers.len());
+            for &peer in &record.peers {
+                self.usize(peer);
+            }
+            self.f64(record.bytes);
+            self.duration(record.arrived);
+            self.duration(record.met);
+            self.duration(record.transfer);
+            self.duration(record.host);
+            self.duration(record.ready);
+            self.u8(u8::from(record.asynchronous));
         }
         self.duration(timeline.busy);
-        self.duration(timeline.communication);
         self.duration(timeline.exposed);
         self.duration(timeline.finished);
     }
@@ -399,33 +436,85 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// An instruction handle.
+    fn instr(&mut self, what: &str) -> Result<weft_ir::Instr, String> {
+        let index = self.usize(what)?;
+        if index >= u32::MAX as usize {
+            return Err(format!("{what} {index} is not an instruction"));
+        }
+        Ok(<weft_ir::Instr as weft_ir::entity::EntityRef>::new(index))
+    }
+
     /// A device's timeline.
     pub fn timeline(&mut self) -> Result<DeviceTimeline, String> {
-        // Each event holds at least a name length, a track and two f64s.
-        let count = self.count("timeline events", 21)?;
+        // Each event holds an instruction, a track and two durations.
+        let count = self.count("timeline events", 25)?;
         let mut events = Vec::with_capacity(count);
         for _ in 0..count {
-            let name = self.string("an event's name")?;
+            let instr = self.instr("an event's instruction")?;
             let track = match self.u8("an event's track")? {
                 0 => Track::Compute,
                 1 => Track::Async,
                 other => return Err(format!("unknown track {other}")),
             };
-            let start = self.f64("an event's start")?;
-            let duration = self.f64("an event's duration")?;
             events.push(Event {
-                name,
+                instr,
                 track,
-                start,
-                duration,
+                start: self.duration("an event's start")?,
+                duration: self.duration("an event's duration")?,
+            });
+        }
+        let count = self.count("async spans", 42)?;
+        let mut async_spans = Vec::with_capacity(count);
+        for _ in 0..count {
+            async_spans.push(AsyncSpan {
+                id: self.u64("a span's id")?,
+                start: self.instr("a span's start")?,
+                started: self.duration("a span's start time")?,
+                began: self.duration("a span's beginning")?,
+                ready: self.duration("a span's end")?,
+                done: match self.u8("whether a span was waited for")? {
+                    0 => None,
+                    1 => Some((
+                        self.instr("a span's done")?,
+                        self.duration("a span's done time")?,
+                    )),
+                    other => return Err(format!("span done byte {other}")),
+                },
+            });
+        }
+        let count = self.count("collective records", 77)?;
+        let mut collectives = Vec::with_capacity(count);
+        for _ in 0..count {
+            let instr = self.instr("a collective's instruction")?;
+            let occurrence = self.u64("a collective's occurrence")?;
+            let group = self.usize("a collective's group")?;
+            let peer_count = self.count("a collective's peers", 8)?;
+            let peers = (0..peer_count)
+                .map(|_| self.usize("a peer"))
+                .collect::<Result<Vec<_>, _>>()?;
+            collectives.push(CollectiveRecord {
+                instr,
+                occurrence,
+                group,
+                peers,
+                bytes: self.f64("a collective's bytes")?,
+                arrived: self.duration("an arrival")?,
+                met: self.duration("a meeting")?,
+                transfer: self.duration("a transfer")?,
+                host: self.duration("host work")?,
+                ready: self.duration("a result time")?,
+                asynchronous: self.u8("whether a collective was asynchronous")? != 0,
             });
         }
         Ok(DeviceTimeline {
             events,
+            async_spans,
+            collectives,
             busy: self.duration("busy time")?,
-            communication: self.duration("communication time")?,
             exposed: self.duration("exposed time")?,
             finished: self.duration("finish time")?,
+            async_dones: Vec::new(),
         })
     }
 
@@ -578,15 +667,39 @@ mod tests {
             outfeed: vec![Value::Token],
             timeline: DeviceTimeline {
                 events: vec![Event {
-                    name: "%all-reduce (all-reduce)".into(),
+                    instr: <weft_ir::Instr as weft_ir::entity::EntityRef>::new(4),
                     track: Track::Async,
-                    start: 12.5,
-                    duration: 3.25,
+                    start: std::time::Duration::from_nanos(12_500),
+                    duration: std::time::Duration::from_nanos(3_250),
+                }],
+                async_spans: vec![AsyncSpan {
+                    id: 0,
+                    start: <weft_ir::Instr as weft_ir::entity::EntityRef>::new(4),
+                    started: std::time::Duration::from_nanos(10),
+                    began: std::time::Duration::from_nanos(11),
+                    ready: std::time::Duration::from_nanos(12),
+                    done: Some((
+                        <weft_ir::Instr as weft_ir::entity::EntityRef>::new(6),
+                        std::time::Duration::from_nanos(13),
+                    )),
+                }],
+                collectives: vec![CollectiveRecord {
+                    instr: <weft_ir::Instr as weft_ir::entity::EntityRef>::new(4),
+                    occurrence: 2,
+                    group: 1,
+                    peers: vec![0, 3],
+                    bytes: 64.0,
+                    arrived: std::time::Duration::from_nanos(11),
+                    met: std::time::Duration::from_nanos(11),
+                    transfer: std::time::Duration::from_nanos(1),
+                    host: std::time::Duration::ZERO,
+                    ready: std::time::Duration::from_nanos(12),
+                    asynchronous: true,
                 }],
                 busy: std::time::Duration::from_micros(40),
-                communication: std::time::Duration::from_nanos(17),
                 exposed: std::time::Duration::ZERO,
                 finished: std::time::Duration::from_millis(3),
+                ..DeviceTimeline::default()
             },
         };
         let mut writer = Writer::new();

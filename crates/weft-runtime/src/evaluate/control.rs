@@ -127,24 +127,15 @@ impl Evaluator<'_> {
             result = Some(match stream {
                 // On a grid, the wrapped computation runs on the async
                 // stream while this device goes on.
-                Some(stream) => {
-                    let pending = crate::tensor::InFlight::new();
-                    self.unfinished_starts
-                        .insert(pending.id(), (start, pending.clone()));
-                    let job = crate::devices::stream::AsyncJob {
-                        job: crate::devices::stream::Job::Call {
-                            comp: wrapped,
-                            arguments: bound.clone(),
-                        },
-                        result: pending.clone(),
-                        name: format!("{} (async-start)", self.module.instr(start).name),
-                        started: std::time::Instant::now(),
-                    };
-                    stream
-                        .send(job)
-                        .map_err(|_| self.error(instr, "the device's async stream has stopped"))?;
-                    Value::InFlight(pending)
-                }
+                Some(stream) => self.hand_to_stream(
+                    instr,
+                    start,
+                    crate::devices::stream::Job::Call {
+                        comp: wrapped,
+                        arguments: bound.clone(),
+                    },
+                    &stream,
+                )?,
                 None => self.call(wrapped, bound.clone())?,
             });
         }
@@ -390,18 +381,39 @@ impl Evaluator<'_> {
         let Some(stream) = stream else {
             return self.grid_collective(instr, opcode, operands);
         };
-        let result = crate::tensor::InFlight::new();
-        self.unfinished_starts
-            .insert(result.id(), (instr, result.clone()));
-        let job = crate::devices::stream::AsyncJob {
-            job: crate::devices::stream::Job::Collective {
+        self.hand_to_stream(
+            instr,
+            instr,
+            crate::devices::stream::Job::Collective {
                 instr,
                 opcode,
                 operands,
             },
+            &stream,
+        )
+    }
+
+    /// Hands `job`, begun by the start `start`, to this device's async
+    /// stream (from `instr`, which errors name) and returns its in-flight
+    /// result.
+    fn hand_to_stream(
+        &mut self,
+        instr: Instr,
+        start: Instr,
+        job: crate::devices::stream::Job,
+        stream: &std::sync::mpsc::Sender<crate::devices::stream::AsyncJob>,
+    ) -> Result<Value, RunError> {
+        let result = crate::tensor::InFlight::new();
+        let span = self.async_spans_started;
+        self.async_spans_started += 1;
+        self.unfinished_starts
+            .insert(result.id(), (start, result.clone(), span));
+        let job = crate::devices::stream::AsyncJob {
+            job,
             result: result.clone(),
-            name: format!("{} ({})", self.module.instr(instr).name, opcode.name()),
-            started: std::time::Instant::now(),
+            start,
+            span,
+            started: self.now(),
         };
         stream
             .send(job)
@@ -413,17 +425,21 @@ impl Evaluator<'_> {
     pub(crate) fn settle(&mut self, instr: Instr, value: Value) -> Result<Value, RunError> {
         match value {
             Value::InFlight(pending) => {
-                self.unfinished_starts.remove(&pending.id());
-                // Time spent here is communication the device could not hide.
-                let waited = std::time::Instant::now();
+                let span = self.unfinished_starts.remove(&pending.id()).map(|u| u.2);
+                // Time spent here is communication the device could not
+                // hide: from the wait to the moment the result was ready
+                // (not to the moment this thread got a core again).
+                let waited = self.now();
                 let (settled, ready) = pending.wait_timed();
                 let settled = settled.map_err(|message| {
                     self.error(instr, format!("its async operation failed: {message}"))
                 })?;
-                // Exposed: from the wait to the moment the result was ready
-                // (not to the moment this thread got a core again).
+                self.advance_clock_to(ready);
                 if let Some(timeline) = self.timeline.as_mut() {
-                    timeline.exposed += ready.saturating_duration_since(waited);
+                    timeline.exposed += ready.saturating_sub(waited);
+                    if let Some(span) = span {
+                        timeline.async_dones.push((span, instr, waited));
+                    }
                 }
                 self.settle(instr, settled)
             }

@@ -291,7 +291,17 @@ impl Evaluator<'_> {
                     .map(|i| operand(i).cloned())
                     .collect::<Result<_, _>>()?;
                 let callee = self.callee(instr, 0)?;
-                self.call(callee, arguments)?
+                // A fusion is one kernel: the clock charges the fusion, not
+                // what it fuses.
+                let fusion = data.opcode == O::Fusion;
+                if fusion && let Some(clock) = self.clock.as_mut() {
+                    clock.enter_fusion();
+                }
+                let result = self.call(callee, arguments);
+                if fusion && let Some(clock) = self.clock.as_mut() {
+                    clock.leave_fusion();
+                }
+                result?
             }
             (O::AsyncStart | O::AsyncUpdate | O::AsyncDone, _) => {
                 let arguments: Vec<Value> = (0..data.operands.len())

@@ -205,15 +205,15 @@ fn run_entry(
     // stream, but nothing waited for it, so its result is lost and its
     // collective may leave other devices waiting. The earliest start is
     // reported, so the error is the same on every run.
-    if let Some(&(start, _)) = evaluator
+    if let Some(&(start, _, _)) = evaluator
         .unfinished_starts
         .values()
-        .min_by_key(|(start, _)| weft_ir::Module::instr_index(*start))
+        .min_by_key(|(start, _, _)| weft_ir::Module::instr_index(*start))
     {
         // Let the lost operations finish first: their collectives still
         // serve the other devices, which must not fail for this device's
         // mistake (and the report must not depend on who stops first).
-        for (_, pending) in evaluator.unfinished_starts.values() {
+        for (_, pending, _) in evaluator.unfinished_starts.values() {
             let _ = pending.wait();
         }
         let count = evaluator.unfinished_starts.len();
@@ -228,7 +228,12 @@ fn run_entry(
             ),
         ));
     }
-    let timeline = evaluator.timeline.take().unwrap_or_default();
+    if let Some(clock) = evaluator.clock.as_mut() {
+        clock.charge_cpu();
+    }
+    let finished = evaluator.now();
+    let mut timeline = evaluator.timeline.take().unwrap_or_default();
+    timeline.finished = finished;
     Ok(Evaluation {
         result,
         check_failures: evaluator.check_failures,
@@ -263,7 +268,12 @@ pub(crate) struct Evaluator<'m> {
     /// done has not run yet (by [`crate::tensor::InFlight::id`]), with the
     /// start that began each. Empty when the entry computation ends in a
     /// correct program.
-    pub(crate) unfinished_starts: FxHashMap<usize, (Instr, crate::tensor::InFlight)>,
+    pub(crate) unfinished_starts: FxHashMap<usize, (Instr, crate::tensor::InFlight, u64)>,
+    /// How many operations this evaluator handed to its async stream (the
+    /// next one's span id).
+    pub(crate) async_spans_started: u64,
+    /// This device's clock (on a grid).
+    pub(crate) clock: Option<crate::devices::clock::Clock>,
     /// When [`Limits::deadline`] runs out, counted from this evaluator's
     /// start.
     pub(crate) deadline_at: Option<std::time::Instant>,
@@ -291,9 +301,13 @@ impl<'m> Evaluator<'m> {
             timeline: device
                 .as_ref()
                 .map(|_| crate::devices::timeline::DeviceTimeline::default()),
+            clock: device
+                .as_ref()
+                .map(|d| crate::devices::clock::Clock::new(d.timing.clone(), d.origin)),
             device,
             occurrences: FxHashMap::default(),
             unfinished_starts: FxHashMap::default(),
+            async_spans_started: 0,
             deadline_at: limits
                 .deadline
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
@@ -366,10 +380,13 @@ impl<'m> Evaluator<'m> {
                     continue;
                 }
                 self.check_size(instr)?;
-                let started = std::time::Instant::now();
-                if self.deadline_at.is_some_and(|deadline| started >= deadline) {
+                if self
+                    .deadline_at
+                    .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+                {
                     return Err(self.deadline_error(instr));
                 }
+                let started = self.now();
                 let value = self.instruction(instr, &environment)?;
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
@@ -396,28 +413,49 @@ impl<'m> Evaluator<'m> {
         order
     }
 
-    /// Puts `instr`'s execution on the timeline (the entry computation's
-    /// instructions also count as busy time).
-    fn record_instruction(&mut self, instr: Instr, started: std::time::Instant) {
-        let Some(origin) = self.device.as_ref().map(|d| d.origin) else {
+    /// Now on this device's clock (zero off a grid).
+    pub(crate) fn now(&self) -> std::time::Duration {
+        self.clock
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |clock| clock.now())
+    }
+
+    /// Moves this device's clock on to `time` (a wall clock sleeps until
+    /// then, stopping early when the run was stopped).
+    pub(crate) fn advance_clock_to(&mut self, time: std::time::Duration) {
+        let fabric = self.device.as_ref().map(|d| d.fabric.clone());
+        if let Some(clock) = self.clock.as_mut() {
+            clock.advance_to(time, &|| fabric.as_ref().is_some_and(|f| f.is_stopped()));
+        }
+    }
+
+    /// Charges `instr`, which began at `started`, to this device's clock
+    /// and puts it on the timeline (the entry computation's instructions on
+    /// the compute stream also count as busy time).
+    fn record_instruction(&mut self, instr: Instr, started: std::time::Duration) {
+        let Some(clock) = self.clock.as_mut() else {
             return;
         };
-        let top_level = self.depth == 1;
+        clock.charge_instruction(self.module, instr);
+        let ended = clock.now();
         let on_compute = self.device.as_ref().is_some_and(|d| d.stream.is_some());
-        let data = self.module.instr(instr);
+        let top_level = self.depth == 1;
         if let Some(timeline) = self.timeline.as_mut()
-            && on_compute
+            && !clock.within_fusion()
         {
-            if top_level {
-                timeline.busy += started.elapsed();
+            if top_level && on_compute {
+                timeline.busy += ended.saturating_sub(started);
             }
-            let name = format!("{} ({})", data.name, data.opcode.name());
-            timeline.record(
-                origin,
-                name,
-                crate::devices::timeline::Track::Compute,
-                started,
-            );
+            timeline.events.push(crate::devices::timeline::Event {
+                instr,
+                track: if on_compute {
+                    crate::devices::timeline::Track::Compute
+                } else {
+                    crate::devices::timeline::Track::Async
+                },
+                start: started,
+                duration: ended.saturating_sub(started),
+            });
         }
     }
 

@@ -98,10 +98,14 @@ impl Evaluator<'_> {
             .into_iter()
             .next()
             .ok_or_else(|| self.error(instr, "send without its data"))?;
+        if let Some(clock) = self.clock.as_mut() {
+            clock.charge_cpu();
+        }
+        let sent = self.now();
         for route in self.routes(instr, &device, Direction::Send)? {
             device
                 .channels
-                .send(route, data.clone())
+                .send(route, data.clone(), sent)
                 .map_err(|message| self.error(instr, message))?;
         }
         Ok(Value::Tuple(vec![data, context(0), Value::Token]))
@@ -158,8 +162,12 @@ impl Evaluator<'_> {
         let data = if ticket == NO_SENDER {
             self.zeros_of(instr, data_shape)?
         } else {
-            let waited = std::time::Instant::now();
+            if let Some(clock) = self.clock.as_mut() {
+                clock.charge_cpu();
+            }
+            let arrived = self.now();
             let me = device.grid.id(device.id);
+            let source = device.channels.source_of(Ticket(ticket as u32));
             let what = self.error(instr, "").instruction.unwrap_or_default();
             let awaited = device
                 .channels
@@ -169,7 +177,7 @@ impl Evaluator<'_> {
                 .fabric
                 .note_waiting(me, format!("{what} for {awaited}"));
             let received = device.channels.receive(Ticket(ticket as u32));
-            let (data, sent) = match received {
+            let message = match received {
                 Ok(message) => {
                     device.fabric.done_waiting(me);
                     message
@@ -190,20 +198,40 @@ impl Evaluator<'_> {
                 }
                 Err(message) => return Err(self.error(instr, message)),
             };
+            let data = message.data;
             // The link model: the data arrives a transfer time after it
             // was sent.
             let bytes = match &data {
                 Value::Tensor(tensor) => tensor.bytes.len(),
                 _ => 0,
             };
-            let arrived = sent + device.link.transfer_time(bytes as f64);
-            std::thread::sleep(arrived.saturating_duration_since(std::time::Instant::now()));
-            if let Some(timeline) = self.timeline.as_mut() {
-                timeline.communication += waited.elapsed();
-                if device.stream.is_some() {
-                    timeline.exposed += waited.elapsed();
-                }
-            }
+            let sent = if self.clock.as_ref().is_some_and(|c| c.timing().is_modelled()) {
+                message.clock
+            } else {
+                message.sent.saturating_duration_since(device.origin)
+            };
+            let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
+            self.advance_clock_to(data_arrived);
+            let met = arrived.max(sent);
+            let transfer = data_arrived.saturating_sub(met);
+            let ready = self.now().max(met + transfer);
+            let occurrence = self.next_occurrence(instr);
+            self.record_collective(
+                &device,
+                crate::devices::timeline::CollectiveRecord {
+                    instr,
+                    occurrence,
+                    group: 0,
+                    peers: source.into_iter().chain([me]).collect(),
+                    bytes: bytes as f64,
+                    arrived,
+                    met,
+                    transfer,
+                    host: std::time::Duration::ZERO,
+                    ready,
+                    asynchronous: device.stream.is_none(),
+                },
+            );
             let expected = describe_shape(self.module, data_shape);
             if describe_value_shape(&data) != expected {
                 return Err(self.error(
