@@ -13,6 +13,7 @@ macro_rules! say {
 }
 
 mod bench;
+mod calibrate;
 mod check;
 mod convert;
 mod fmt;
@@ -89,6 +90,17 @@ enum Command {
     /// reported with its line; the last line is `N passed, M failed`. Exit
     /// status 1 when any case failed or could not be run.
     Interpret(interpret::InterpretArgs),
+    /// Measure this machine's weft kernels and cache the device profile
+    /// virtual timing uses.
+    ///
+    /// Times small programs on one core — scalar chains (per-instruction
+    /// overhead), a large reverse (memory bandwidth), elementwise chains
+    /// (vector rates per number class), exponentials, square dots (matrix
+    /// rates) — and writes the rates as a TOML profile named `cpu-local`
+    /// to the cache ($WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else
+    /// ~/.cache/weft), where `weft run` finds it, or to --output. Run it
+    /// once per machine; `weft run --profile FILE` uses any other.
+    Calibrate(calibrate::CalibrateArgs),
     /// Measure how fast HLO files parse and print.
     ///
     /// Reads each file once, parses and prints it --repeat times, and reports the
@@ -107,5 +119,6 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
     }
 }

@@ -88,8 +88,12 @@ impl CollectiveKind {
             ReduceScatter => CollectiveKind::ReduceScatter,
             AllToAll => CollectiveKind::AllToAll,
             RaggedAllToAll => CollectiveKind::RaggedAllToAll,
-            CollectivePermute | CollectivePermuteStart | CollectiveBroadcast
-            | CollectiveReduce | Send | Recv => CollectiveKind::PointToPoint,
+            CollectivePermute
+            | CollectivePermuteStart
+            | CollectiveBroadcast
+            | CollectiveReduce
+            | Send
+            | Recv => CollectiveKind::PointToPoint,
             _ => return None,
         })
     }

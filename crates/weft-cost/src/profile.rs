@@ -128,23 +128,27 @@ impl Profile {
     /// The built-in profile `name`.
     pub fn built_in(name: &str) -> Option<Profile> {
         match name {
+            // `weft calibrate` on one core of a 2-core x86-64 cloud machine
+            // (2026), rounded: weft's own kernels, so f32 elementwise ops
+            // and dots are fast and the generic paths (f64 and integer
+            // elementwise, 16-bit floats) slow.
             REFERENCE => Some(Profile {
                 name: REFERENCE.into(),
-                description: "one core running weft's kernels on a current x86-64 server (rounded from weft calibrate)".into(),
-                launch_overhead_us: 1.0,
-                memory_bandwidth_gb_per_s: 10.0,
-                transcendentals_g_per_s: 0.1,
+                description: "weft's kernels on one core of a current x86-64 server (rounded from weft calibrate)".into(),
+                launch_overhead_us: 0.2,
+                memory_bandwidth_gb_per_s: 15.0,
+                transcendentals_g_per_s: 0.3,
                 matrix_gflop_per_s: ClassRates {
-                    f64: 6.0,
-                    f32: 12.0,
-                    f16: 1.0,
-                    integer: 1.0,
+                    f64: 45.0,
+                    f32: 100.0,
+                    f16: 1.4,
+                    integer: 2.3,
                 },
                 vector_gop_per_s: ClassRates {
-                    f64: 1.0,
-                    f32: 1.0,
-                    f16: 0.25,
-                    integer: 1.0,
+                    f64: 0.55,
+                    f32: 5.5,
+                    f16: 0.013,
+                    integer: 0.13,
                 },
             }),
             _ => None,
@@ -319,7 +323,10 @@ mod tests {
         let text = Profile::built_in(REFERENCE)
             .expect("built in")
             .to_toml()
-            .replace("memory_bandwidth_gb_per_s = 10", "memory_bandwidth_gb_per_s = 0");
+            .replace(
+                "memory_bandwidth_gb_per_s = 15",
+                "memory_bandwidth_gb_per_s = 0",
+            );
         let error = Profile::from_toml(&text).expect_err("zero bandwidth");
         assert!(error.contains("memory_bandwidth_gb_per_s"), "{error}");
         assert!(Profile::from_toml("name = 1").is_err());
@@ -327,7 +334,10 @@ mod tests {
 
     #[test]
     fn time_is_a_roofline_plus_launch() {
-        let profile = Profile::built_in(REFERENCE).expect("built in");
+        let mut profile = Profile::built_in(REFERENCE).expect("built in");
+        profile.launch_overhead_us = 1.0;
+        profile.memory_bandwidth_gb_per_s = 10.0;
+        profile.vector_gop_per_s.f32 = 1.0;
         let mut work = Work::FREE;
         work.launches = 1.0;
         work.vector[NumberClass::F32.index()] = 1e6; // 1 ms at 1 G/s

@@ -486,7 +486,10 @@ mod tests {
         let work = root_work(
             "HloModule m\nENTRY e {\n  a = f32[8,16] parameter(0)\n  b = f32[16,4] parameter(1)\n  ROOT d = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
         );
-        assert_eq!(work.matrix[NumberClass::F32.index()], 2.0 * 8.0 * 4.0 * 16.0);
+        assert_eq!(
+            work.matrix[NumberClass::F32.index()],
+            2.0 * 8.0 * 4.0 * 16.0
+        );
         assert_eq!(work.bytes, 4.0 * (8.0 * 16.0 + 16.0 * 4.0 + 8.0 * 4.0));
         assert_eq!(work.launches, 1.0);
     }

@@ -118,7 +118,10 @@ fn assert_overlapped_in(
             end(waited) >= end(in_flight),
             "device {device}: {done} ended before the operation it waits for"
         );
-        assert_eq!(span.done.map(|(done, _)| module.instr(done).name.as_str()), Some(done));
+        assert_eq!(
+            span.done.map(|(done, _)| module.instr(done).name.as_str()),
+            Some(done)
+        );
         // The device waited only for what was still in flight (the
         // instructions in between take microseconds, so nearly all of it).
         let figures = timeline.figures();

@@ -16,6 +16,7 @@ use crate::input;
 
 mod inputs;
 mod outputs;
+mod report;
 
 use inputs::{
     global_to_devices, random_global_dims, random_value, read_array, read_input, read_shards,
@@ -31,7 +32,30 @@ pub enum LinkMode {
     Unpaced,
 }
 
+/// How devices keep time.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimingMode {
+    /// Modelled: every instruction costs its work on a device profile
+    /// (--profile), transfers the link model; the same figures on any host.
+    Virtual,
+    /// Every instruction costs the CPU time its thread spent on it.
+    Measured,
+    /// The wall clock (honest only when every device has a core).
+    Wall,
+}
+
+/// How the summary is written.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// A table.
+    Text,
+    /// One JSON object on standard output: summary, per-device figures,
+    /// collectives and outputs.
+    Json,
+}
+
 #[derive(clap::Args)]
+#[command(after_long_help = report::COLUMNS)]
 pub struct RunArgs {
     /// The program: HLO, or StableHLO when the name ends in `.mlir` (lowered
     /// first); `-` reads standard input.
@@ -96,9 +120,37 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE")]
     link: Option<LinkMode>,
     /// Write a Chrome trace (Perfetto opens it) of every device's compute and
-    /// async streams to this file.
+    /// async streams to this file: a track per in-flight async operation,
+    /// arrows from each start to its done and between the members of each
+    /// collective, and args with shapes, bytes, peers, JAX's op_name and the
+    /// timing breakdown. Works on one device too.
     #[arg(long, value_name = "JSON")]
     trace: Option<PathBuf>,
+    /// Leave parameters, constants, tuples, get-tuple-element and bitcasts
+    /// out of the trace.
+    #[arg(long)]
+    trace_hide_trivial: bool,
+    /// How devices keep time: `virtual` (each instruction costs its modelled
+    /// work on --profile's device, each transfer the link model: the same
+    /// step time and overlap on any host, to the nanosecond; the default
+    /// when devices outnumber this machine's cores), `measured` (each
+    /// instruction costs its thread's CPU time) or `wall` (the wall clock;
+    /// the default otherwise).
+    #[arg(long, value_enum, value_name = "MODE")]
+    timing: Option<TimingMode>,
+    /// The device profile of virtual timing: `cpu-local` (this machine,
+    /// measured by `weft calibrate`; the default once cached),
+    /// `cpu-reference` (built in; the default before), or a .toml file.
+    #[arg(long, value_name = "NAME|FILE")]
+    profile: Option<String>,
+    /// `json` writes the whole summary (step time, every device's figures,
+    /// totals, collectives, outputs) as one JSON object on standard output.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
+    format: ReportFormat,
+    /// Add a report per collective: how often it ran, its peers, bytes,
+    /// modelled transfer, wait for peers and reduction time.
+    #[arg(long)]
+    collectives: bool,
     /// How long a device waits at a collective for the rest of its group
     /// before the run stops with an error naming every device, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
@@ -200,7 +252,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             _ => REPORTED_BY_RANK_ZERO.into(),
         });
     }
-    if grid.len() > 1 {
+    if grid.len() > 1 || wants_timeline(args) {
         return execute_grid(args, &module, &source, map.as_ref(), grid, &params, cluster);
     }
     if !args.inputs.is_empty() && args.inputs.len() != params.len() {
@@ -273,6 +325,74 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         }
     }
     Ok(())
+}
+
+/// Whether a one-device run should report like a grid's: a trace, a
+/// timing, a JSON summary or the collectives were asked for.
+fn wants_timeline(args: &RunArgs) -> bool {
+    args.trace.is_some()
+        || args.timing.is_some()
+        || args.format == ReportFormat::Json
+        || args.collectives
+}
+
+/// The runtime's timing from the flags, and why, for the summary: virtual
+/// when devices outnumber the cores of this process unless asked
+/// otherwise.
+fn timing_of(
+    args: &RunArgs,
+    local_devices: usize,
+) -> Result<(weft_runtime::devices::clock::Timing, report::TimingNote), String> {
+    use weft_runtime::devices::clock::Timing;
+    let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
+    let (mode, reason) = match args.timing {
+        Some(mode) => (mode, None),
+        None if local_devices > cores => (
+            TimingMode::Virtual,
+            Some(format!(
+                "{local_devices} devices share {cores} core(s), so time is modelled; --timing wall measures it"
+            )),
+        ),
+        None => (TimingMode::Wall, None),
+    };
+    Ok(match mode {
+        TimingMode::Virtual => {
+            let (profile, origin) = weft_cost::Profile::resolve(args.profile.as_deref())
+                .map_err(|e| format!("error: --profile: {e}"))?;
+            let origin = match origin {
+                weft_cost::profile::Origin::BuiltIn if args.profile.is_none() => {
+                    "built in; `weft calibrate` measures this machine".to_string()
+                }
+                weft_cost::profile::Origin::BuiltIn => "built in".to_string(),
+                weft_cost::profile::Origin::Cached(path) => {
+                    format!("calibrated, {}", path.display())
+                }
+                weft_cost::profile::Origin::File(path) => path.display().to_string(),
+            };
+            let note = report::TimingNote {
+                mode: "virtual",
+                reason,
+                profile: Some((profile.name.clone(), origin)),
+            };
+            (Timing::Virtual(Arc::new(profile)), note)
+        }
+        TimingMode::Measured => (
+            Timing::Measured,
+            report::TimingNote {
+                mode: "measured",
+                reason,
+                profile: None,
+            },
+        ),
+        TimingMode::Wall => (
+            Timing::Wall,
+            report::TimingNote {
+                mode: "wall",
+                reason,
+                profile: None,
+            },
+        ),
+    })
 }
 
 /// The runtime's limits from the flags.
@@ -403,27 +523,33 @@ fn execute_grid(
             latency: std::time::Duration::from_secs_f64(args.link_latency.max(0.0) * 1e-6),
         },
     };
+    let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
+    let (timing, timing_note) = timing_of(args, local_devices)?;
     let options = weft_runtime::devices::GridOptions {
         timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
         limits: limits(args),
         link,
+        timing,
     };
     // The step time runs from the moment every device thread is ready to
     // the moment the last device (and its async stream) finished.
     let repeat = args.repeat.max(1);
     let mut steps = Vec::with_capacity(repeat);
+    let mut runs = Vec::with_capacity(repeat);
     let mut last = None;
     for _ in 0..repeat {
         let evaluations = match cluster {
-            None => weft_runtime::devices::run_grid(module, grid, per_device.clone(), options)
-                .map_err(|e| located(&e, source, map))?,
+            None => {
+                weft_runtime::devices::run_grid(module, grid, per_device.clone(), options.clone())
+                    .map_err(|e| located(&e, source, map))?
+            }
             // Every rank runs its block; rank 0 gets every device's
             // evaluation and reports, the others print nothing.
             Some(cluster) => match weft_runtime::devices::run_grid_on_ranks(
                 module,
                 grid,
                 per_device.clone(),
-                options,
+                options.clone(),
                 cluster,
             ) {
                 Ok(Some(evaluations)) => evaluations,
@@ -436,83 +562,32 @@ fn execute_grid(
         steps.push(weft_runtime::devices::timeline::DeviceTimeline::step_time(
             &timelines,
         ));
+        runs.push(timelines.iter().map(|t| t.figures()).collect());
         last = Some(evaluations);
     }
     let Some(evaluations) = last else {
         // A rank other than 0: rank 0 reports the run.
         return Ok(());
     };
-    if repeat > 1 {
-        let mut sorted = steps.clone();
-        sorted.sort();
-        let median = sorted[repeat / 2].as_secs_f64() * 1e3;
-        let fastest = sorted[0].as_secs_f64() * 1e3;
-        say!(
-            "step time: {median:.3} ms (median of {repeat} runs, fastest {fastest:.3} ms; the table is the last run's)"
-        );
-    } else {
-        say!("step time: {:.3} ms", steps[0].as_secs_f64() * 1e3);
-    }
-    let over_ranks = match cluster {
-        Some(cluster) => format!(" over {} MPI ranks", cluster.ranks()),
-        None => String::new(),
-    };
-    say!(
-        "  {devices} devices ({} replica(s) x {} partition(s)){over_ranks}, link {}",
-        grid.replicas,
-        grid.partitions,
-        match link.bandwidth {
-            Some(bandwidth) => format!(
-                "{} GB/s + {} us",
-                short_number(bandwidth / 1e9),
-                short_number(link.latency.as_secs_f64() * 1e6)
-            ),
-            None => "unpaced".to_string(),
-        }
-    );
-    // More devices than cores: each device's compute waits its turn for a
-    // core, which the table's times include; say so rather than let them
-    // read as the devices' speed.
-    let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
-    let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
-    if local_devices > cores {
-        say!(
-            "  {local_devices} devices share {cores} core(s) per process: compute times include waiting for a core"
-        );
-    }
-    say!("  device   compute ms   communication ms   exposed ms   overlap");
-    for (device, evaluation) in evaluations.iter().enumerate() {
-        let timeline = &evaluation.timeline;
-        say!(
-            "  {device:>6} {:>12.3} {:>18.3} {:>12.3} {:>8.1}%",
-            timeline.compute().as_secs_f64() * 1e3,
-            timeline.communication.as_secs_f64() * 1e3,
-            timeline.exposed.as_secs_f64() * 1e3,
-            timeline.overlap_percent()
-        );
-    }
+    let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
+    // Requested files first: whatever happens to standard output, they are
+    // written before anything is printed.
     if let Some(path) = &args.trace {
-        let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
-        std::fs::write(
-            path,
-            weft_runtime::devices::timeline::chrome_trace(&timelines),
-        )
-        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        let trace = weft_runtime::devices::trace::chrome_trace(
+            module,
+            &timelines,
+            weft_runtime::devices::trace::TraceOptions {
+                hide_trivial: args.trace_hide_trivial,
+            },
+        );
+        std::fs::write(path, trace)
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
     let mut outputs: Vec<Vec<Value>> = Vec::new();
-    for (device, evaluation) in evaluations.iter().enumerate() {
+    for evaluation in &evaluations {
         let mut flat = Vec::new();
         flatten(evaluation.result.clone(), &mut flat);
         outputs.push(flat);
-        for line in &evaluation.printed {
-            say!("device {device} print: {line}");
-        }
-        for value in &evaluation.outfeed {
-            say!("device {device} outfeed: {}", summary(value));
-        }
-        for failure in &evaluation.check_failures {
-            eprintln!("check failed: {failure}");
-        }
     }
     let count = outputs[0].len();
     // Per-device inputs give per-device outputs; global ones, global outputs
@@ -534,20 +609,6 @@ fn execute_grid(
                 other => other,
             },
         };
-        match &form {
-            OutputForm::Global(tensor) => say!(
-                "out{index}: {} (global)",
-                summary(&Value::Tensor(tensor.clone()))
-            ),
-            OutputForm::Stacked(tensor, note) => say!(
-                "out{index}: {} (stacked over devices{})",
-                summary(&Value::Tensor(tensor.clone())),
-                note.as_deref()
-                    .map(|n| format!("; {n}"))
-                    .unwrap_or_default()
-            ),
-            OutputForm::NotAnArray => say!("out{index}: {}", outputs[0][index].describe()),
-        }
         forms.push(form);
     }
     if let Some(dir) = &args.out {
@@ -564,16 +625,78 @@ fn execute_grid(
                 .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
     }
-    if evaluations.iter().any(|e| !e.check_failures.is_empty()) {
-        return Err("error: checks failed".into());
+    let output_lines: Vec<String> = forms
+        .iter()
+        .enumerate()
+        .map(|(index, form)| match form {
+            OutputForm::Global(tensor) => format!(
+                "out{index}: {} (global)",
+                summary(&Value::Tensor(tensor.clone()))
+            ),
+            OutputForm::Stacked(tensor, note) => format!(
+                "out{index}: {} (stacked over devices{})",
+                summary(&Value::Tensor(tensor.clone())),
+                note.as_deref()
+                    .map(|n| format!("; {n}"))
+                    .unwrap_or_default()
+            ),
+            OutputForm::NotAnArray => format!("out{index}: {}", outputs[0][index].describe()),
+        })
+        .collect();
+    let report = report::Summary {
+        module,
+        grid,
+        ranks: cluster.map(|cluster| cluster.ranks()),
+        link,
+        timing: timing_note,
+        steps,
+        runs,
+        last: timelines,
+    };
+    let mut failures = 0;
+    for evaluation in &evaluations {
+        for failure in &evaluation.check_failures {
+            eprintln!("check failed: {failure}");
+            failures += 1;
+        }
+    }
+    match args.format {
+        ReportFormat::Json => {
+            let printed: Vec<serde_json::Value> = evaluations
+                .iter()
+                .enumerate()
+                .flat_map(|(device, evaluation)| {
+                    evaluation
+                        .printed
+                        .iter()
+                        .map(move |line| serde_json::json!({"device": device, "line": line}))
+                })
+                .collect();
+            let mut json = report.json(serde_json::json!(output_lines));
+            json["printed"] = serde_json::json!(printed);
+            say!("{json:#}");
+        }
+        ReportFormat::Text => {
+            for line in report.text(args.collectives) {
+                say!("{line}");
+            }
+            for (device, evaluation) in evaluations.iter().enumerate() {
+                for line in &evaluation.printed {
+                    say!("device {device} print: {line}");
+                }
+                for value in &evaluation.outfeed {
+                    say!("device {device} outfeed: {}", summary(value));
+                }
+            }
+            for line in &output_lines {
+                say!("{line}");
+            }
+        }
+    }
+    if failures > 0 {
+        return Err(format!("error: {failures} check(s) failed"));
     }
     Ok(())
-}
-
-/// `value` with at most three decimals and no trailing zeros (`25`, `0.35`).
-fn short_number(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The program of `source`, through the front end of its format; HLO text

@@ -341,7 +341,9 @@ mod tests {
             let mailbox = mailbox.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(20));
-                mailbox.send(Route::Channel(3), scalar(7), Duration::ZERO).unwrap();
+                mailbox
+                    .send(Route::Channel(3), scalar(7), Duration::ZERO)
+                    .unwrap();
             })
         };
         assert_eq!(byte(&mailbox.receive(ticket).unwrap().data), 7);

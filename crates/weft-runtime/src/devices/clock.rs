@@ -132,9 +132,7 @@ impl Clock {
     pub(crate) fn charge_cpu(&mut self) {
         if self.timing == Timing::Measured {
             let cpu = thread_cpu_time();
-            self.now = self
-                .now
-                .saturating_add(cpu.saturating_sub(self.cpu_mark));
+            self.now = self.now.saturating_add(cpu.saturating_sub(self.cpu_mark));
             self.cpu_mark = cpu;
         }
     }
@@ -209,7 +207,10 @@ fn thread_cpu_time() -> Duration {
     if status != 0 {
         return Duration::ZERO;
     }
-    Duration::new(time.tv_sec.max(0) as u64, time.tv_nsec.clamp(0, 999_999_999) as u32)
+    Duration::new(
+        time.tv_sec.max(0) as u64,
+        time.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 /// Elsewhere, measured timing falls back to the process's monotonic clock.

@@ -235,7 +235,10 @@ impl Evaluator<'_> {
     /// clocks the latest arrival; on the wall clock, now (the rendezvous
     /// has just completed).
     fn group_met(&self, arrivals: &[std::time::Duration]) -> std::time::Duration {
-        let modelled = self.clock.as_ref().is_some_and(|c| c.timing().is_modelled());
+        let modelled = self
+            .clock
+            .as_ref()
+            .is_some_and(|c| c.timing().is_modelled());
         match arrivals.iter().max() {
             Some(&latest) if modelled => latest.max(self.now()),
             _ => self.now(),
@@ -269,15 +272,13 @@ impl Evaluator<'_> {
                     return std::time::Duration::ZERO;
                 }
                 let work = parts.first().map_or(weft_cost::Work::FREE, |operands| {
-                    operands
-                        .iter()
-                        .fold(weft_cost::Work::FREE, |sum, tensor| {
-                            sum.plus(&weft_cost::Work::reduction(
-                                tensor.elem,
-                                tensor.len() as f64,
-                                parts.len(),
-                            ))
-                        })
+                    operands.iter().fold(weft_cost::Work::FREE, |sum, tensor| {
+                        sum.plus(&weft_cost::Work::reduction(
+                            tensor.elem,
+                            tensor.len() as f64,
+                            parts.len(),
+                        ))
+                    })
                 });
                 clock.charge_work(&work)
             }
@@ -449,7 +450,10 @@ impl Evaluator<'_> {
         device: &super::DeviceContext,
         delivered: &super::fabric::Delivered,
     ) -> std::time::Duration {
-        let modelled = self.clock.as_ref().is_some_and(|c| c.timing().is_modelled());
+        let modelled = self
+            .clock
+            .as_ref()
+            .is_some_and(|c| c.timing().is_modelled());
         if modelled {
             delivered.clock
         } else {

@@ -493,7 +493,9 @@ impl Fabric {
 
     /// Whether the run was stopped (a device failed).
     pub fn is_stopped(&self) -> bool {
-        self.state.lock().map_or(true, |state| state.aborted.is_some())
+        self.state
+            .lock()
+            .map_or(true, |state| state.aborted.is_some())
     }
 
     /// Stops every rendezvous: a device failed with `reason`.

@@ -33,6 +33,7 @@ pub mod sharding;
 pub mod shared_fold;
 pub(crate) mod stream;
 pub mod timeline;
+pub mod trace;
 pub mod transport;
 pub mod wire;
 

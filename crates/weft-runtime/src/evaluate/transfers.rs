@@ -205,7 +205,11 @@ impl Evaluator<'_> {
                 Value::Tensor(tensor) => tensor.bytes.len(),
                 _ => 0,
             };
-            let sent = if self.clock.as_ref().is_some_and(|c| c.timing().is_modelled()) {
+            let sent = if self
+                .clock
+                .as_ref()
+                .is_some_and(|c| c.timing().is_modelled())
+            {
                 message.clock
             } else {
                 message.sent.saturating_duration_since(device.origin)

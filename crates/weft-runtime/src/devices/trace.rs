@@ -1,0 +1,413 @@
+//! A run's timelines as a Chrome trace (JSON `traceEvents`), which Perfetto
+//! and `chrome://tracing` open.
+//!
+//! Layout: one process per device, with two threads — `compute` (every
+//! instruction the compute stream ran) and `async stream` (what the async
+//! stream ran: each job, and the instructions of a wrapped computation) —
+//! plus one async track per asynchronous operation in flight, from its
+//! start to the moment its result was ready. Arrows (flow events) go from
+//! each start to the done that waited for it, and from member to member of
+//! every collective instance, so a collective's coupling of devices is
+//! visible.
+//!
+//! Invariants the format requires, and [`check_nesting`] verifies:
+//! - on one thread, complete (`X`) slices nest — a slice that begins inside
+//!   another ends inside it — because a thread's events are instructions
+//!   and the loops and calls that ran them; slices are written parents
+//!   first (by start, longest first) so a reader that sorts by time keeps
+//!   them nested;
+//! - two async operations in flight at once are never slices of one
+//!   thread: each is a `b`/`e` pair with an id of its own, which viewers
+//!   draw on a track of its own;
+//! - every flow arrow (`bind_id` on a slice, version 2 of the format's
+//!   flows) leaves exactly one slice and enters at least one.
+//!
+//! Each slice carries `args`: the opcode, the result's shape and bytes,
+//! JAX's `op_name` and the source location from the instruction's
+//! metadata; a collective also its peers, the bytes it received and its
+//! wait, transfer and host times. Categories (`cat`): `compute`,
+//! `collective`, `control`, `async`, `trivial`; `trivial` slices
+//! (parameters, constants, tuples, get-tuple-element, bitcasts) can be left
+//! out ([`TraceOptions::hide_trivial`]).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json, json};
+use weft_ir::{Instr, Module, Opcode};
+
+use super::timeline::{CollectiveRecord, DeviceTimeline, Event, Track};
+
+/// What a trace shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceOptions {
+    /// Leave out parameters, constants, tuples, get-tuple-element and
+    /// bitcasts.
+    pub hide_trivial: bool,
+}
+
+/// Microseconds, the format's unit, exact to the nanosecond.
+fn micros(duration: Duration) -> Json {
+    let nanos = duration.as_nanos();
+    let text = format!("{}.{:03}", nanos / 1000, nanos % 1000);
+    Json::Number(text.parse().unwrap_or_else(|_| serde_json::Number::from(0)))
+}
+
+/// Whether `opcode` only names or regroups values.
+fn is_trivial(opcode: Opcode) -> bool {
+    matches!(
+        opcode,
+        Opcode::Parameter
+            | Opcode::Constant
+            | Opcode::Tuple
+            | Opcode::GetTupleElement
+            | Opcode::Bitcast
+            | Opcode::AfterAll
+    )
+}
+
+/// The category of an instruction's slice.
+fn category(module: &Module, instr: Instr) -> &'static str {
+    let opcode = module.instr(instr).opcode;
+    if is_trivial(opcode) {
+        "trivial"
+    } else if opcode.has(weft_ir::opcode::Flags::COLLECTIVE)
+        || opcode.has(weft_ir::opcode::Flags::FIRST_CLASS_START)
+        || opcode.has(weft_ir::opcode::Flags::FIRST_CLASS_DONE)
+    {
+        "collective"
+    } else if opcode.is_generic_async() {
+        "async"
+    } else if matches!(opcode, Opcode::While | Opcode::Call | Opcode::Conditional) {
+        "control"
+    } else {
+        "compute"
+    }
+}
+
+/// The `args` every slice of `instr` carries.
+fn instruction_args(module: &Module, instr: Instr) -> Map<String, Json> {
+    let data = module.instr(instr);
+    let mut args = Map::new();
+    args.insert("opcode".into(), json!(data.opcode.name()));
+    let mut shape = String::new();
+    weft_ir::text::print_shape_without_layout(&module.shapes, &mut shape, data.shape);
+    args.insert("shape".into(), json!(shape));
+    args.insert(
+        "bytes".into(),
+        json!(weft_cost::work::shape_bytes(module, data.shape)),
+    );
+    if let Some(metadata) = data.metadata.as_deref() {
+        if !metadata.op_name.is_empty() {
+            args.insert("op_name".into(), json!(&*metadata.op_name));
+        }
+        if let Some(file) = &metadata.source_file {
+            args.insert(
+                "source".into(),
+                json!(format!("{file}:{}", metadata.source_line)),
+            );
+        }
+    }
+    args
+}
+
+/// The figures of a collective instance, added to its slice's `args`.
+fn collective_args(args: &mut Map<String, Json>, record: &CollectiveRecord) {
+    args.insert("peers".into(), json!(record.peers));
+    args.insert("bytes_received".into(), json!(record.bytes));
+    args.insert("instance".into(), json!(record.occurrence));
+    args.insert("wait_us".into(), micros(record.wait()));
+    args.insert("transfer_us".into(), micros(record.transfer));
+    args.insert("host_us".into(), micros(record.host));
+}
+
+/// The Chrome trace of every device's timeline.
+pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceOptions) -> String {
+    let mut events: Vec<Json> = Vec::new();
+    // Collective instances, by (instruction, occurrence, group): the
+    // slices of their members, for the arrows between them.
+    let mut members: BTreeMap<(usize, u64, usize), Vec<(usize, usize)>> = BTreeMap::new();
+    for (device, timeline) in devices.iter().enumerate() {
+        events.push(json!({"ph": "M", "pid": device, "name": "process_name",
+            "args": {"name": format!("device {device}")}}));
+        events.push(
+            json!({"ph": "M", "pid": device, "name": "process_sort_index",
+            "args": {"sort_index": device}}),
+        );
+        events.push(
+            json!({"ph": "M", "pid": device, "tid": 0, "name": "thread_name",
+            "args": {"name": "compute"}}),
+        );
+        events.push(
+            json!({"ph": "M", "pid": device, "tid": 1, "name": "thread_name",
+            "args": {"name": "async stream"}}),
+        );
+        // The records of each instruction, in the order they ran.
+        let mut records: HashMap<Instr, VecDeque<&CollectiveRecord>> = HashMap::new();
+        let mut sorted: Vec<&CollectiveRecord> = timeline.collectives.iter().collect();
+        sorted.sort_by_key(|r| (Module::instr_index(r.instr), r.occurrence));
+        for record in sorted {
+            records.entry(record.instr).or_default().push_back(record);
+        }
+        // Which span each start's and done's slice belongs to, for their
+        // arrow: the k-th slice of an instruction is its k-th span's.
+        let mut spans_of_start: HashMap<Instr, VecDeque<u64>> = HashMap::new();
+        let mut spans_of_done: HashMap<Instr, VecDeque<u64>> = HashMap::new();
+        let mut by_start: Vec<_> = timeline.async_spans.iter().collect();
+        by_start.sort_by_key(|span| (span.started, span.id));
+        for span in &by_start {
+            spans_of_start
+                .entry(span.start)
+                .or_default()
+                .push_back(span.id);
+        }
+        let mut by_done: Vec<_> = timeline
+            .async_spans
+            .iter()
+            .filter_map(|span| span.done.map(|(done, at)| (at, span.id, done)))
+            .collect();
+        by_done.sort();
+        for (_, id, done) in by_done {
+            spans_of_done.entry(done).or_default().push_back(id);
+        }
+        let mut ordered: Vec<&Event> = timeline.events.iter().collect();
+        // Parents before children: by start, the longest first.
+        ordered.sort_by(|a, b| {
+            (a.track == Track::Async)
+                .cmp(&(b.track == Track::Async))
+                .then(a.start.cmp(&b.start))
+                .then(b.duration.cmp(&a.duration))
+        });
+        for event in ordered {
+            let opcode = module.instr(event.instr).opcode;
+            if options.hide_trivial && is_trivial(opcode) {
+                continue;
+            }
+            let mut args = instruction_args(module, event.instr);
+            let mut slice = Map::new();
+            if let Some(record) = records.get_mut(&event.instr).and_then(VecDeque::pop_front) {
+                collective_args(&mut args, record);
+                let key = (
+                    Module::instr_index(record.instr),
+                    record.occurrence,
+                    record.group,
+                );
+                members.entry(key).or_default().push((device, events.len()));
+            }
+            let tid = match event.track {
+                Track::Compute => 0,
+                Track::Async => 1,
+            };
+            if tid == 0 {
+                let pop = |map: &mut HashMap<Instr, VecDeque<u64>>| {
+                    map.get_mut(&event.instr).and_then(VecDeque::pop_front)
+                };
+                if let Some(span) = pop(&mut spans_of_start) {
+                    slice.insert("bind_id".into(), json!(format!("d{device}.a{span}")));
+                    slice.insert("flow_out".into(), json!(true));
+                } else if let Some(span) = pop(&mut spans_of_done) {
+                    slice.insert("bind_id".into(), json!(format!("d{device}.a{span}")));
+                    slice.insert("flow_in".into(), json!(true));
+                }
+            }
+            slice.insert("ph".into(), json!("X"));
+            slice.insert("pid".into(), json!(device));
+            slice.insert("tid".into(), json!(tid));
+            slice.insert("name".into(), json!(&*module.instr(event.instr).name));
+            slice.insert("cat".into(), json!(category(module, event.instr)));
+            slice.insert("ts".into(), micros(event.start));
+            slice.insert("dur".into(), micros(event.duration));
+            slice.insert("args".into(), Json::Object(args));
+            events.push(Json::Object(slice));
+        }
+        for span in &timeline.async_spans {
+            let name = &*module.instr(span.start).name;
+            let id = format!("d{device}.a{}", span.id);
+            let mut args = instruction_args(module, span.start);
+            args.insert("in_flight_us".into(), micros(span.ready - span.started));
+            args.insert("queued_us".into(), micros(span.began - span.started));
+            if let Some((done, at)) = span.done {
+                args.insert("done".into(), json!(&*module.instr(done).name));
+                args.insert("exposed_us".into(), micros(span.ready.saturating_sub(at)));
+            }
+            events.push(json!({"ph": "b", "pid": device, "tid": 1, "cat": "async",
+                "name": name, "id": id, "ts": micros(span.started), "args": args}));
+            events.push(json!({"ph": "e", "pid": device, "tid": 1, "cat": "async",
+                "name": name, "id": id, "ts": micros(span.ready)}));
+        }
+    }
+    // A collective's members, chained in device order.
+    for ((instr, occurrence, group), slices) in members {
+        let slices: Vec<_> = slices
+            .into_iter()
+            .filter(|&(_, index)| {
+                !events[index]
+                    .as_object()
+                    .is_some_and(|s| s.contains_key("bind_id"))
+            })
+            .collect();
+        if slices.len() < 2 {
+            continue;
+        }
+        let id = format!("c{instr}.{occurrence}.{group}");
+        let last = slices.len() - 1;
+        for (position, (_, index)) in slices.into_iter().enumerate() {
+            let Some(slice) = events[index].as_object_mut() else {
+                continue;
+            };
+            slice.insert("bind_id".into(), json!(id));
+            if position > 0 {
+                slice.insert("flow_in".into(), json!(true));
+            }
+            if position < last {
+                slice.insert("flow_out".into(), json!(true));
+            }
+        }
+    }
+    let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    for (index, event) in events.iter().enumerate() {
+        if index > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(&event.to_string());
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
+/// A slice while checking nesting: start and end in nanoseconds, name.
+type CheckedSlice = (i128, i128, String);
+
+/// Checks a Chrome trace against the format's rules (see the module docs):
+/// slices on one thread nest, every async begin has one end with the same
+/// id no earlier than it, every flow arrow leaves one slice and enters
+/// another. Returns what breaks them.
+pub fn check_nesting(trace: &str) -> Result<(), String> {
+    let parsed: Json = serde_json::from_str(trace).map_err(|e| format!("not JSON: {e}"))?;
+    let events = parsed["traceEvents"]
+        .as_array()
+        .ok_or("no traceEvents array")?;
+    let nanos = |value: &Json| -> Result<i128, String> {
+        let micros = value.as_f64().ok_or("a time that is not a number")?;
+        Ok((micros * 1000.0).round() as i128)
+    };
+    let mut threads: BTreeMap<(u64, u64), Vec<CheckedSlice>> = BTreeMap::new();
+    let mut asyncs: BTreeMap<(u64, String), (Vec<i128>, Vec<i128>)> = BTreeMap::new();
+    let mut flows: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for event in events {
+        let pid = event["pid"].as_u64().unwrap_or(0);
+        match event["ph"].as_str() {
+            Some("X") => {
+                let start = nanos(&event["ts"])?;
+                let end = start + nanos(&event["dur"])?;
+                let tid = event["tid"].as_u64().unwrap_or(0);
+                let name = event["name"].as_str().unwrap_or("").to_string();
+                threads
+                    .entry((pid, tid))
+                    .or_default()
+                    .push((start, end, name));
+                if let Some(id) = event["bind_id"].as_str() {
+                    let entry = flows.entry(id.to_string()).or_default();
+                    if event["flow_out"] == json!(true) {
+                        entry.0 += 1;
+                    }
+                    if event["flow_in"] == json!(true) {
+                        entry.1 += 1;
+                    }
+                }
+            }
+            Some(phase @ ("b" | "e")) => {
+                let id = event["id"]
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| event["id"].as_u64().map(|n| n.to_string()))
+                    .ok_or("an async event without an id")?;
+                let entry = asyncs.entry((pid, id)).or_default();
+                let at = nanos(&event["ts"])?;
+                if phase == "b" {
+                    entry.0.push(at);
+                } else {
+                    entry.1.push(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    for ((pid, tid), mut slices) in threads {
+        slices.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut open: Vec<CheckedSlice> = Vec::new();
+        for slice in slices {
+            while open
+                .last()
+                .is_some_and(|top| top.1 <= slice.0 && top.1 > top.0)
+            {
+                open.pop();
+            }
+            while open
+                .last()
+                .is_some_and(|top| top.0 == top.1 && top.1 <= slice.0)
+            {
+                open.pop();
+            }
+            if let Some(top) = open.last()
+                && slice.1 > top.1
+            {
+                return Err(format!(
+                    "process {pid} thread {tid}: {} ({}..{} ns) overlaps {} ({}..{} ns) without nesting in it",
+                    slice.2, slice.0, slice.1, top.2, top.0, top.1
+                ));
+            }
+            open.push(slice);
+        }
+    }
+    for ((pid, id), (begins, ends)) in asyncs {
+        if begins.len() != 1 || ends.len() != 1 || ends[0] < begins[0] {
+            return Err(format!(
+                "process {pid}: async id {id} has {} begin(s) and {} end(s)",
+                begins.len(),
+                ends.len()
+            ));
+        }
+    }
+    for (id, (out, into)) in flows {
+        if out != 1 || into == 0 {
+            return Err(format!(
+                "flow {id} leaves {out} slice(s) and enters {into}: it must leave one and enter at least one"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_exact_microseconds() {
+        assert_eq!(
+            micros(Duration::from_nanos(1_234_567)).to_string(),
+            "1234.567"
+        );
+        assert_eq!(micros(Duration::ZERO).to_string(), "0.0");
+    }
+
+    #[test]
+    fn the_checker_catches_partial_overlap_and_dangling_flows() {
+        let overlapping = r#"{"traceEvents":[
+            {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":10},
+            {"ph":"X","pid":0,"tid":0,"name":"b","ts":5,"dur":10}]}"#;
+        assert!(check_nesting(overlapping).unwrap_err().contains("overlaps"));
+        let nested = r#"{"traceEvents":[
+            {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":10},
+            {"ph":"X","pid":0,"tid":0,"name":"b","ts":0,"dur":0},
+            {"ph":"X","pid":0,"tid":0,"name":"c","ts":5,"dur":5},
+            {"ph":"X","pid":0,"tid":1,"name":"d","ts":5,"dur":10}]}"#;
+        assert_eq!(check_nesting(nested), Ok(()));
+        let dangling = r#"{"traceEvents":[
+            {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":1,"bind_id":"f","flow_out":true}]}"#;
+        assert!(check_nesting(dangling).unwrap_err().contains("flow f"));
+        let unended = r#"{"traceEvents":[{"ph":"b","pid":0,"id":"x","ts":0}]}"#;
+        assert!(check_nesting(unended).unwrap_err().contains("async id x"));
+    }
+}
