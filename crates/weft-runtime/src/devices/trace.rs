@@ -20,7 +20,8 @@
 //!   thread: each is a `b`/`e` pair with an id of its own, which viewers
 //!   draw on a track of its own;
 //! - every flow arrow (`bind_id` on a slice, version 2 of the format's
-//!   flows) leaves exactly one slice and enters at least one.
+//!   flows) starts at exactly one slice and enters at least one (a slice
+//!   it enters and leaves is a step of a chain).
 //!
 //! Each slice carries `args`: the opcode, the result's shape and bytes,
 //! JAX's `op_name` and the source location from the instruction's
@@ -142,12 +143,17 @@ pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceO
             json!({"ph": "M", "pid": device, "tid": 1, "name": "thread_name",
             "args": {"name": "async stream"}}),
         );
-        // The records of each instruction, in the order they ran.
-        let mut records: HashMap<Instr, VecDeque<&CollectiveRecord>> = HashMap::new();
+        // The records of each instruction, in the order they ran, by the
+        // stream that ran them (a start's slice on the compute stream is
+        // not its collective's).
+        let mut records: HashMap<(Instr, bool), VecDeque<&CollectiveRecord>> = HashMap::new();
         let mut sorted: Vec<&CollectiveRecord> = timeline.collectives.iter().collect();
         sorted.sort_by_key(|r| (Module::instr_index(r.instr), r.occurrence));
         for record in sorted {
-            records.entry(record.instr).or_default().push_back(record);
+            records
+                .entry((record.instr, record.asynchronous))
+                .or_default()
+                .push_back(record);
         }
         // Which span each start's and done's slice belongs to, for their
         // arrow: the k-th slice of an instruction is its k-th span's.
@@ -185,7 +191,11 @@ pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceO
             }
             let mut args = instruction_args(module, event.instr);
             let mut slice = Map::new();
-            if let Some(record) = records.get_mut(&event.instr).and_then(VecDeque::pop_front) {
+            let on_stream = event.track == Track::Async;
+            if let Some(record) = records
+                .get_mut(&(event.instr, on_stream))
+                .and_then(VecDeque::pop_front)
+            {
                 collective_args(&mut args, record);
                 let key = (
                     Module::instr_index(record.instr),
@@ -308,10 +318,13 @@ pub fn check_nesting(trace: &str) -> Result<(), String> {
                     .push((start, end, name));
                 if let Some(id) = event["bind_id"].as_str() {
                     let entry = flows.entry(id.to_string()).or_default();
-                    if event["flow_out"] == json!(true) {
+                    let into = event["flow_in"] == json!(true);
+                    // Where the arrow starts: out of a slice it does not
+                    // enter (a slice it enters and leaves is a step).
+                    if event["flow_out"] == json!(true) && !into {
                         entry.0 += 1;
                     }
-                    if event["flow_in"] == json!(true) {
+                    if into {
                         entry.1 += 1;
                     }
                 }
@@ -372,7 +385,7 @@ pub fn check_nesting(trace: &str) -> Result<(), String> {
     for (id, (out, into)) in flows {
         if out != 1 || into == 0 {
             return Err(format!(
-                "flow {id} leaves {out} slice(s) and enters {into}: it must leave one and enter at least one"
+                "flow {id} starts at {out} slice(s) and enters {into}: it must start at one and enter at least one"
             ));
         }
     }
