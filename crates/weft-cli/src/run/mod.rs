@@ -18,7 +18,7 @@ mod inputs;
 mod outputs;
 
 use inputs::{
-    global_to_devices, random_global_dims, random_value, read_array, read_input, read_shards,
+    global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
 };
 use outputs::{OutputForm, flatten, output_form, records_entry_shardings, root_sharding, summary};
 
@@ -215,7 +215,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
         let argument = match args.inputs.get(number) {
-            Some(path) => read_input(&module, shape, path, number)?,
+            Some(path) => read_input(&module, param, path, number)?,
             None => random_value(&module, shape, &mut random).ok_or_else(|| {
                 format!("error: parameter {number} has a shape random inputs cannot fill")
             })?,
@@ -362,14 +362,13 @@ fn execute_grid(
         match args.inputs.get(number) {
             Some(path) if path.to_string_lossy().ends_with(".shards.npy") => {
                 any_per_device_input = true;
-                let shards = read_shards(module, shape, path, number, devices)?;
+                let shards = read_shards(module, param, path, number, devices)?;
                 for (device, shard) in shards.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(shard));
                 }
             }
             Some(path) => {
-                let global = read_array(module, shape, path, number)?;
-                let tiles = global_to_devices(module, param, number, &global, grid, Some(path))?;
+                let tiles = read_global(module, param, path, number, grid)?;
                 for (device, tile) in tiles.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(tile));
                 }
