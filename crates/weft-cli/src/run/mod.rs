@@ -16,6 +16,7 @@ use crate::input;
 
 mod inputs;
 mod outputs;
+mod unpartitioned;
 
 use inputs::{
     global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
@@ -201,6 +202,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         });
     }
     if grid.len() > 1 {
+        unpartitioned::refuse(&module, grid.len(), &source, map.as_ref())?;
         return execute_grid(args, &module, &source, map.as_ref(), grid, &params, cluster);
     }
     if !args.inputs.is_empty() && args.inputs.len() != params.len() {
