@@ -1,8 +1,9 @@
 //! `weft run` on per-device HLO as XLA compiles it
 //! (`jax.jit(f).lower(…).compile().as_text()`): the entry's parameters carry
 //! their shardings and JAX's argument names, the ROOT carries no sharding.
-//! Input errors name parameters as the program does and notice inputs given
-//! in the wrong order.
+//! `--out-sharding` gives the results' shardings, so the outputs come back
+//! global; input errors name parameters as the program does and notice
+//! inputs given in the wrong order.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,8 +60,22 @@ fn tensor(elem: ElementType, dims: &[i64], values: &[i32]) -> Tensor {
     Tensor::new(elem, dims.to_vec(), bytes)
 }
 
+fn s32(tensor: &Tensor) -> Vec<i32> {
+    tensor
+        .bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
 fn write_npy(path: &Path, tensor: &Tensor) {
     std::fs::write(path, weft_runtime::npy::write(tensor)).expect("writes the input");
+}
+
+fn read_s32(path: &Path) -> Tensor {
+    let bytes =
+        std::fs::read(path).unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
+    weft_runtime::npy::read(&bytes, Some(ElementType::S32)).expect("an s32 .npy")
 }
 
 fn weft_run(program: &Path, arguments: &[&str]) -> Output {
@@ -94,11 +109,12 @@ fn failed_with(output: &Output, expected: &[&str]) {
     }
 }
 
-/// The compiled program, and x = [[0..8], [8..16]] and w = 1 + [[0..3], …]
-/// globally and per device.
+/// The compiled program, x = [[0..8], [8..16]] and w = 1 + [[0..3], …]
+/// globally and per device, and y = x @ w.
 struct Compiled {
     dir: Scratch,
     program: PathBuf,
+    expected: Vec<i32>,
 }
 
 impl Compiled {
@@ -122,12 +138,132 @@ impl Compiled {
             &dir.join("w.shards.npy"),
             &tensor(ElementType::S32, &[2, 4, 3], &w),
         );
-        Compiled { dir, program }
+        let expected = (0..2)
+            .flat_map(|r| {
+                let (x, w) = (&x, &w);
+                (0..3).map(move |c| (0..8).map(|k| x[8 * r + k] * w[3 * k + c]).sum())
+            })
+            .collect();
+        Compiled {
+            dir,
+            program,
+            expected,
+        }
     }
 
     fn file(&self, name: &str) -> String {
         path_str(&self.dir.join(name)).to_string()
     }
+}
+
+#[test]
+fn out_sharding_reassembles_global_outputs_once_per_output() {
+    let compiled = Compiled::new("per_output");
+    let out = compiled.file("out");
+    let (x, w) = (compiled.file("x.npy"), compiled.file("w.npy"));
+    let output = weft_run(
+        &compiled.program,
+        &[
+            "--inputs",
+            &x,
+            &w,
+            "--out-sharding",
+            "{devices=[2,1]<=[2]}",
+            "--out-sharding",
+            "{replicated}",
+            "--out",
+            &out,
+        ],
+    );
+    succeeded(&output);
+    let out = Path::new(&out);
+    for name in ["out0.npy", "out1.npy"] {
+        let y = read_s32(&out.join(name));
+        assert_eq!(
+            (y.dims.clone(), s32(&y)),
+            (vec![2, 3], compiled.expected.clone())
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("out0: s32[2,3]") && stdout.contains("(global)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn one_tuple_out_sharding_serves_every_output_and_per_device_inputs() {
+    let compiled = Compiled::new("tuple");
+    let out = compiled.file("out");
+    let (x, w) = (compiled.file("x.shards.npy"), compiled.file("w.shards.npy"));
+    let output = weft_run(
+        &compiled.program,
+        &[
+            "--inputs",
+            &x,
+            &w,
+            "--out-sharding",
+            "{{devices=[2,1]<=[2]}, {replicated}}",
+            "--out",
+            &out,
+        ],
+    );
+    succeeded(&output);
+    let y = read_s32(&Path::new(&out).join("out0.npy"));
+    assert_eq!(s32(&y), compiled.expected);
+    assert!(!Path::new(&out).join("out0.shards.npy").exists());
+}
+
+#[test]
+fn without_out_sharding_the_outputs_stay_per_device_and_say_how_to_reassemble() {
+    let compiled = Compiled::new("none");
+    let out = compiled.file("out");
+    let (x, w) = (compiled.file("x.npy"), compiled.file("w.npy"));
+    let output = weft_run(&compiled.program, &["--inputs", &x, &w, "--out", &out]);
+    succeeded(&output);
+    let rows = read_s32(&Path::new(&out).join("out0.shards.npy"));
+    assert_eq!(
+        (rows.dims.clone(), s32(&rows)),
+        (vec![2, 1, 3], compiled.expected.clone())
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("the program records no result sharding; --out-sharding gives it"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn out_sharding_errors_name_the_mismatch() {
+    let compiled = Compiled::new("errors");
+    let output = weft_run(
+        &compiled.program,
+        &[
+            "--out-sharding",
+            "{replicated}",
+            "--out-sharding",
+            "{replicated}",
+            "--out-sharding",
+            "{replicated}",
+        ],
+    );
+    failed_with(
+        &output,
+        &["--out-sharding gives 3 sharding(s) for 2 output(s)"],
+    );
+    let output = weft_run(
+        &compiled.program,
+        &["--out-sharding", "{devices=[2,1]<=2]}"],
+    );
+    failed_with(&output, &["--out-sharding", "expected '[' after '<='"]);
+    let dir = Scratch::new("run-compiled", "one_device");
+    let program = dir.join("scale.hlo");
+    std::fs::write(&program, NAMED).expect("writes the program");
+    let output = weft_run(&program, &["--out-sharding", "{replicated}"]);
+    failed_with(
+        &output,
+        &["--out-sharding reassembles the outputs of several devices"],
+    );
 }
 
 #[test]

@@ -21,7 +21,9 @@ mod unpartitioned;
 use inputs::{
     global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
 };
-use outputs::{OutputForm, flatten, output_form, records_entry_shardings, root_sharding, summary};
+use outputs::{
+    OutputForm, Reassembly, flatten, output_form, reassembly, records_entry_shardings, summary,
+};
 
 /// The link model's modes.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -65,6 +67,15 @@ pub struct RunArgs {
     /// device too.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// The sharding of the entry's results, in HLO's syntax
+    /// (`{devices=[8,1]<=[8]}`, `{replicated}`), by which a run on several
+    /// devices reassembles them into global outputs: once per output in
+    /// order, or one tuple sharding for all (a single non-tuple sharding
+    /// applies to every output, as on a ROOT). It replaces the ROOT's
+    /// `sharding=`, which XLA's compiled HLO leaves out; given, the outputs
+    /// are global even when the inputs are per device.
+    #[arg(long, value_name = "SHARDING", value_parser = outputs::parse_sharding)]
+    out_sharding: Vec<weft_ir::attrs::Sharding>,
     /// The input's format, when its name does not say.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormat>,
@@ -200,6 +211,9 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             0 => format!("error: {error}"),
             _ => REPORTED_BY_RANK_ZERO.into(),
         });
+    }
+    if grid.len() == 1 && !args.out_sharding.is_empty() {
+        return Err("error: --out-sharding reassembles the outputs of several devices, and this run has one (--devices N)".into());
     }
     if grid.len() > 1 {
         unpartitioned::refuse(&module, grid.len(), &source, map.as_ref())?;
@@ -516,21 +530,14 @@ fn execute_grid(
         }
     }
     let count = outputs[0].len();
-    // Per-device inputs give per-device outputs; global ones, global outputs
-    // where the program says how its results are sharded.
-    let result_shardings = match root_sharding(module) {
-        _ if any_per_device_input => Err(None),
-        Some(sharding) => Ok(
-            weft_runtime::devices::sharding::leaf_shardings(sharding, count)
-                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
-        ),
-        None => Err(Some("the program records no result sharding".to_string())),
-    };
+    let reassembly = reassembly(module, &args.out_sharding, count, any_per_device_input)?;
     let mut forms = Vec::with_capacity(count);
     for index in 0..count {
-        let form = match &result_shardings {
-            Ok(shardings) => output_form(&outputs, index, Some(&shardings[index]), grid),
-            Err(note) => match output_form(&outputs, index, None, grid) {
+        let form = match &reassembly {
+            Reassembly::Global(shardings) => {
+                output_form(&outputs, index, Some(&shardings[index]), grid)
+            }
+            Reassembly::PerDevice(note) => match output_form(&outputs, index, None, grid) {
                 OutputForm::Stacked(tensor, _) => OutputForm::Stacked(tensor, note.clone()),
                 other => other,
             },
