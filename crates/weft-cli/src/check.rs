@@ -1,4 +1,5 @@
-//! `weft check`: parse and verify HLO files, reporting every error.
+//! `weft check`: parse and verify HLO and StableHLO files, reporting every
+//! error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,9 +20,14 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// The HLO files to check; `-` reads standard input.
+    /// The files to check: HLO, or StableHLO when the name ends in `.mlir`;
+    /// `-` reads standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// The files' format, when their names do not say (standard input is
+    /// HLO unless this says otherwise).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<crate::fmt::InputFormat>,
     /// How to print errors.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
@@ -56,14 +62,15 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 continue;
             }
         };
-        let (errors, count, unit) =
-            if crate::fmt::InputFormat::of(Some(path), None) == crate::fmt::InputFormat::Mlir {
-                let (errors, ops) = check_mlir(&source.text);
-                (errors, ops, "ops")
-            } else {
-                let (errors, instructions) = check_text(&source.text, &options);
-                (errors, instructions, "instructions")
-            };
+        let (errors, count, unit) = if crate::fmt::InputFormat::of(Some(path), args.input_format)
+            == crate::fmt::InputFormat::Mlir
+        {
+            let (errors, ops) = check_mlir(&source.text);
+            (errors, ops, "ops")
+        } else {
+            let (errors, instructions) = check_text(&source.text, &options);
+            (errors, instructions, "instructions")
+        };
         all_clean &= errors.is_empty();
         for error in &errors {
             match args.format {

@@ -1,4 +1,5 @@
-//! `weft`: the command-line tool for XLA HLO programs with asynchronous operations.
+//! `weft`: the command-line tool for XLA HLO and StableHLO programs with
+//! asynchronous operations.
 
 /// mimalloc, without transparent huge pages (the `no_thp` feature): see
 /// `docs/hlo-text.md`, "What a parse costs".
@@ -26,12 +27,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// weft reads and writes XLA HLO and StableHLO programs whose operations run
-/// asynchronously (HLO's async-start/update/done, first-class start/done pairs and
-/// `<op>-start` sugar; StableHLO's futures, async_start/async_done and start/done
-/// pairs).
+/// weft reads, writes, verifies and converts XLA HLO and StableHLO programs whose
+/// operations run asynchronously, and runs them on one device or many, with
+/// asynchronous collectives that overlap compute.
+///
+/// The async forms: HLO's async-start/update/done, first-class start/done pairs
+/// and `<op>-start` sugar; StableHLO's futures, async_start/async_done and
+/// start/done pairs.
 #[derive(Parser)]
-#[command(name = "weft", version, about, long_about = None)]
+#[command(name = "weft", version, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -74,13 +78,19 @@ enum Command {
     /// the collective in its region. The result is verified. Exit status 0 on
     /// success, 1 with a located error otherwise.
     Convert(convert::ConvertArgs),
-    /// Run a program's entry computation on one device.
+    /// Run a program on one device or many.
     ///
-    /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first), takes
-    /// its inputs from `.npy` files (--inputs, one per parameter) or seeded
-    /// random values (--seed), evaluates every instruction, prints one summary
-    /// line per output and, with --out DIR, writes DIR/outN.npy. Exit status
-    /// 1 with the failing instruction named on any error.
+    /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first) and runs
+    /// its entry computation on the module's devices (`replica_count` ×
+    /// `num_partitions`, or --devices N): each device is a thread with an
+    /// async stream beside it, collectives meet across devices, and transfers
+    /// are paced by a link model. Inputs come from `.npy` files (--inputs, one
+    /// per parameter: global values cut by the parameters' shardings, or
+    /// per-device values in `*.shards.npy`) or seeded random values (--seed).
+    /// Prints one summary line per output and, with --out DIR, writes
+    /// DIR/outN.npy (reassembled by the results' shardings, see
+    /// --out-sharding) or DIR/outN.shards.npy. Exit status 1 with the failing
+    /// instruction named on any error.
     Run(run::RunArgs),
     /// Run a StableHLO test file as `stablehlo-translate --interpret
     /// -split-input-file` does.

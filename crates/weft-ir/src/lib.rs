@@ -33,6 +33,7 @@ pub mod names;
 pub mod opcode;
 pub mod operands;
 pub mod order;
+pub mod partitioner;
 pub mod shape;
 pub mod shape_util;
 pub mod stack_frames;

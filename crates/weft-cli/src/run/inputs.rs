@@ -1,16 +1,34 @@
 //! The values a run starts from: `.npy` files (global or per device) and
 //! seeded random values, checked against the entry's parameters.
+//!
+//! Errors name a parameter as the program does: its number, the name JAX
+//! gave the argument (`metadata={op_name="x"}`) when there is one, and the
+//! instruction (`parameter 1 (x, %Arg_1.2)`). A file whose shape is another
+//! parameter's is probably given out of order, and the error says which.
 
-use weft_ir::{Module, Shape, ShapeData};
+use weft_ir::{Instr, Module, Shape, ShapeData};
 use weft_runtime::random::SplitMix64;
 use weft_runtime::{Tensor, Value};
+
+/// The devices' tiles of parameter `number`'s global value, read from `path`
+/// ([`global_to_devices`]).
+pub(super) fn read_global(
+    module: &Module,
+    param: Instr,
+    path: &std::path::Path,
+    number: usize,
+    grid: weft_runtime::devices::Grid,
+) -> Result<Vec<Tensor>, String> {
+    let global = read_array(module, param, path, number, FileKind::Global(grid))?;
+    global_to_devices(module, param, number, &global, grid, Some(path))
+}
 
 /// The devices' tiles of parameter `number`'s global value `global` (read
 /// from `path`, or drawn at random): sliced by the parameter's sharding, or
 /// the whole value on every device when it has none.
 pub(super) fn global_to_devices(
     module: &Module,
-    param: weft_ir::Instr,
+    param: Instr,
     number: usize,
     global: &Tensor,
     grid: weft_runtime::devices::Grid,
@@ -21,8 +39,9 @@ pub(super) fn global_to_devices(
         .shapes
         .as_array(module.shape_of(param))
         .expect("the caller checked the parameter is an array");
-    let parameter = format!("parameter {number} (%{})", module.instrs[param].name);
+    let parameter = parameter_label(module, param, number);
     let source = path.map_or_else(|| "random input".to_string(), |p| p.display().to_string());
+    let wrong_order = || path.and_then(|p| wrong_order(module, number, p, FileKind::Global(grid)));
     let stem = path
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().trim_end_matches(".npy").to_string())
@@ -36,9 +55,10 @@ pub(super) fn global_to_devices(
     let Some(sharding) = module.instrs[param].common().sharding.as_ref() else {
         if global.dims.as_slice() != &*array.dims {
             return Err(format!(
-                "error: {source}: {parameter} has no sharding, so every device gets the whole value: expected {}, found {}\n  {hint}",
+                "error: {source}: {parameter} has no sharding, so every device gets the whole value: expected {}, found {}\n  {}",
                 shape_text(array.elem, &array.dims),
-                shape_text(global.elem, &global.dims)
+                shape_text(global.elem, &global.dims),
+                wrong_order().unwrap_or(hint)
             ));
         }
         return Ok(vec![global.clone(); grid.len()]);
@@ -56,11 +76,12 @@ pub(super) fn global_to_devices(
         .map_err(|e| format!("error: {parameter} sharding={printed}: {e}"))?;
     if global.dims != expected {
         return Err(format!(
-            "error: {source}: {parameter} has sharding={printed} over {} devices, each holding {}: the global input must be {}, found {}\n  {hint}",
+            "error: {source}: {parameter} has sharding={printed} over {} devices, each holding {}: the global input must be {}, found {}\n  {}",
             layout.devices(),
             shape_text(array.elem, &array.dims),
             shape_text(array.elem, &expected),
-            shape_text(global.elem, &global.dims)
+            shape_text(global.elem, &global.dims),
+            wrong_order().unwrap_or(hint)
         ));
     }
     shard_over_grid(global, sharding, grid).map_err(|e| format!("error: {source}: {e}"))
@@ -72,13 +93,79 @@ pub(super) fn shape_text(elem: weft_ir::ElementType, dims: &[i64]) -> String {
     format!("{}[{}]", elem.name(), dims.join(","))
 }
 
+/// How errors name parameter `number` (the instruction `param`): with the
+/// name JAX gave the argument, `parameter 1 (x, %Arg_1.2)`, else
+/// `parameter 1 (%Arg_1.2)`.
+pub(super) fn parameter_label(module: &Module, param: Instr, number: usize) -> String {
+    let data = module.instr(param);
+    match data.metadata.as_deref().map(|m| &*m.op_name) {
+        Some(source) if !source.is_empty() && source != data.name => {
+            format!("parameter {number} ({source}, %{})", data.name)
+        }
+        _ => format!("parameter {number} (%{})", data.name),
+    }
+}
+
+/// What a `.npy` file given for a parameter holds.
+#[derive(Clone, Copy)]
+enum FileKind {
+    /// The parameter's own value (a run on one device).
+    Whole,
+    /// The global value the devices' tiles are cut from.
+    Global(weft_runtime::devices::Grid),
+    /// One value per device, stacked on axis 0 (`*.shards.npy`).
+    Shards(usize),
+}
+
+/// The dimensions a file of `kind` must have for parameter `param`, when it
+/// can be given one.
+fn file_dims(module: &Module, param: Instr, kind: FileKind) -> Option<Vec<i64>> {
+    let array = module.shapes.as_array(module.shape_of(param))?;
+    match kind {
+        FileKind::Whole => Some(array.dims.to_vec()),
+        FileKind::Global(grid) => random_global_dims(module, param, grid),
+        FileKind::Shards(devices) => Some(
+            std::iter::once(devices as i64)
+                .chain(array.dims.iter().copied())
+                .collect(),
+        ),
+    }
+}
+
+/// When the file at `path`, wrong for parameter `number`, is right for
+/// another parameter — its element type and its dimensions for a file of
+/// `kind` — a hint naming the first such parameter: the inputs are probably
+/// in the wrong order.
+fn wrong_order(
+    module: &Module,
+    number: usize,
+    path: &std::path::Path,
+    kind: FileKind,
+) -> Option<String> {
+    let params = &module.comp(module.entry?).params;
+    let bytes = std::fs::read(path).ok()?;
+    params.iter().enumerate().find_map(|(other, &param)| {
+        if other == number {
+            return None;
+        }
+        let elem = module.shapes.as_array(module.shape_of(param))?.elem;
+        let tensor = weft_runtime::npy::read(&bytes, Some(elem)).ok()?;
+        (Some(&tensor.dims) == file_dims(module, param, kind).as_ref()).then(|| {
+            format!(
+                "hint: wrong order? it matches {}",
+                parameter_label(module, param, other)
+            )
+        })
+    })
+}
+
 /// The global shape of a random value for parameter `param`: its
 /// sharding's global shape, or its own without a sharding; `None` when it is
 /// not an array or its sharding maps no global value (a manual one), so the
 /// devices get values of their own.
 pub(super) fn random_global_dims(
     module: &Module,
-    param: weft_ir::Instr,
+    param: Instr,
     grid: weft_runtime::devices::Grid,
 ) -> Option<Vec<i64>> {
     use weft_runtime::devices::sharding::{TileLayout, sharding_devices};
@@ -94,26 +181,29 @@ pub(super) fn random_global_dims(
 /// The per-device values of a `*.shards.npy` file: `[devices, …shape]`.
 pub(super) fn read_shards(
     module: &Module,
-    shape: Shape,
+    param: Instr,
     path: &std::path::Path,
     number: usize,
     devices: usize,
 ) -> Result<Vec<Tensor>, String> {
-    let tensor = read_array(module, shape, path, number)?;
+    let tensor = read_array(module, param, path, number, FileKind::Shards(devices))?;
     let array = module
         .shapes
-        .as_array(shape)
-        .ok_or_else(|| format!("error: parameter {number} is not an array"))?;
+        .as_array(module.shape_of(param))
+        .expect("read_array checked the parameter is an array");
     let mut expected = vec![devices as i64];
     expected.extend(array.dims.iter());
     if tensor.dims != expected {
         return Err(format!(
-            "error: {}: parameter {number} needs {} shards of {}{:?}, the file holds {:?}",
+            "error: {}: {} needs {devices} shards of {}, stacked as {}; the file holds {}{}",
             path.display(),
-            devices,
-            array.elem.name(),
-            array.dims,
-            tensor.dims
+            parameter_label(module, param, number),
+            shape_text(array.elem, &array.dims),
+            shape_text(array.elem, &expected),
+            shape_text(tensor.elem, &tensor.dims),
+            wrong_order(module, number, path, FileKind::Shards(devices))
+                .map(|hint| format!("\n  {hint}"))
+                .unwrap_or_default()
         ));
     }
     let per_device = tensor.bytes.len() / devices.max(1);
@@ -128,24 +218,28 @@ pub(super) fn read_shards(
         .collect())
 }
 
+/// Parameter `number`'s value on one device, from `path`.
 pub(super) fn read_input(
     module: &Module,
-    shape: Shape,
+    param: Instr,
     path: &std::path::Path,
     number: usize,
 ) -> Result<Value, String> {
-    let tensor = read_array(module, shape, path, number)?;
+    let tensor = read_array(module, param, path, number, FileKind::Whole)?;
     let array = module
         .shapes
-        .as_array(shape)
+        .as_array(module.shape_of(param))
         .expect("read_array checked the parameter is an array");
     if tensor.dims.as_slice() != &*array.dims {
         return Err(format!(
-            "error: {}: parameter {number} is {}{:?}, the file holds {:?}",
+            "error: {}: {} is {}, the file holds {}{}",
             path.display(),
-            array.elem.name(),
-            array.dims,
-            tensor.dims
+            parameter_label(module, param, number),
+            shape_text(array.elem, &array.dims),
+            shape_text(tensor.elem, &tensor.dims),
+            wrong_order(module, number, path, FileKind::Whole)
+                .map(|hint| format!("\n  {hint}"))
+                .unwrap_or_default()
         ));
     }
     Ok(Value::Tensor(tensor))
@@ -153,22 +247,33 @@ pub(super) fn read_input(
 
 /// The array in `path`, read as parameter `number`'s element type (its
 /// shape is the caller's to check).
-pub(super) fn read_array(
+fn read_array(
     module: &Module,
-    shape: Shape,
+    param: Instr,
     path: &std::path::Path,
     number: usize,
+    kind: FileKind,
 ) -> Result<Tensor, String> {
-    let Some(array) = module.shapes.as_array(shape) else {
+    let Some(array) = module.shapes.as_array(module.shape_of(param)) else {
         return Err(format!(
-            "error: parameter {number} is not an array; it cannot be read from {}",
+            "error: {} is not an array; it cannot be read from {}",
+            parameter_label(module, param, number),
             path.display()
         ));
     };
     let bytes =
         std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    weft_runtime::npy::read(&bytes, Some(array.elem))
-        .map_err(|e| format!("error: {}: {e}", path.display()))
+    weft_runtime::npy::read(&bytes, Some(array.elem)).map_err(|e| {
+        format!(
+            "error: {}: {} is {}: {e}{}",
+            path.display(),
+            parameter_label(module, param, number),
+            shape_text(array.elem, &array.dims),
+            wrong_order(module, number, path, kind)
+                .map(|hint| format!("\n  {hint}"))
+                .unwrap_or_default()
+        )
+    })
 }
 
 pub(super) fn random_value(

@@ -17,11 +17,14 @@ use crate::input;
 mod inputs;
 mod outputs;
 mod report;
+mod unpartitioned;
 
 use inputs::{
-    global_to_devices, random_global_dims, random_value, read_array, read_input, read_shards,
+    global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
 };
-use outputs::{OutputForm, flatten, output_form, records_entry_shardings, root_sharding, summary};
+use outputs::{
+    OutputForm, Reassembly, flatten, output_form, reassembly, records_entry_shardings, summary,
+};
 
 /// The link model's modes.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -88,6 +91,15 @@ pub struct RunArgs {
     /// device too.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// The sharding of the entry's results, in HLO's syntax
+    /// (`{devices=[8,1]<=[8]}`, `{replicated}`), by which a run on several
+    /// devices reassembles them into global outputs: once per output in
+    /// order, or one tuple sharding for all (a single non-tuple sharding
+    /// applies to every output, as on a ROOT). It replaces the ROOT's
+    /// `sharding=`, which XLA's compiled HLO leaves out; given, the outputs
+    /// are global even when the inputs are per device.
+    #[arg(long, value_name = "SHARDING", value_parser = outputs::parse_sharding)]
+    out_sharding: Vec<weft_ir::attrs::Sharding>,
     /// The input's format, when its name does not say.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormat>,
@@ -252,6 +264,12 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             _ => REPORTED_BY_RANK_ZERO.into(),
         });
     }
+    if grid.len() == 1 && !args.out_sharding.is_empty() {
+        return Err("error: --out-sharding reassembles the outputs of several devices, and this run has one (--devices N)".into());
+    }
+    if grid.len() > 1 {
+        unpartitioned::refuse(&module, grid.len(), &source, map.as_ref())?;
+    }
     if grid.len() > 1 || wants_timeline(args) {
         return execute_grid(args, &module, &source, map.as_ref(), grid, &params, cluster);
     }
@@ -267,7 +285,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
         let argument = match args.inputs.get(number) {
-            Some(path) => read_input(&module, shape, path, number)?,
+            Some(path) => read_input(&module, param, path, number)?,
             None => random_value(&module, shape, &mut random).ok_or_else(|| {
                 format!("error: parameter {number} has a shape random inputs cannot fill")
             })?,
@@ -477,22 +495,31 @@ fn execute_grid(
     let records_shardings = records_entry_shardings(module);
     let mut per_device: Vec<Vec<Value>> = vec![Vec::new(); devices];
     let mut any_per_device_input = false;
+    let mut single_device_random = SplitMix64::new(args.seed);
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
         match args.inputs.get(number) {
             Some(path) if path.to_string_lossy().ends_with(".shards.npy") => {
                 any_per_device_input = true;
-                let shards = read_shards(module, shape, path, number, devices)?;
+                let shards = read_shards(module, param, path, number, devices)?;
                 for (device, shard) in shards.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(shard));
                 }
             }
             Some(path) => {
-                let global = read_array(module, shape, path, number)?;
-                let tiles = global_to_devices(module, param, number, &global, grid, Some(path))?;
+                let tiles = read_global(module, param, path, number, grid)?;
                 for (device, tile) in tiles.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(tile));
                 }
+            }
+            // One device draws its inputs as a plain run does, so a run
+            // gives the same values with or without a timeline.
+            None if devices == 1 => {
+                let value =
+                    random_value(module, shape, &mut single_device_random).ok_or_else(|| {
+                        format!("error: parameter {number} has a shape random inputs cannot fill")
+                    })?;
+                per_device[0].push(value);
             }
             None if records_shardings
                 && let Some(global_dims) = random_global_dims(module, param, grid) =>
@@ -590,21 +617,19 @@ fn execute_grid(
         outputs.push(flat);
     }
     let count = outputs[0].len();
-    // Per-device inputs give per-device outputs; global ones, global outputs
-    // where the program says how its results are sharded.
-    let result_shardings = match root_sharding(module) {
-        _ if any_per_device_input => Err(None),
-        Some(sharding) => Ok(
-            weft_runtime::devices::sharding::leaf_shardings(sharding, count)
-                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
-        ),
-        None => Err(Some("the program records no result sharding".to_string())),
-    };
+    let reassembly = reassembly(module, &args.out_sharding, count, any_per_device_input)?;
     let mut forms = Vec::with_capacity(count);
     for index in 0..count {
-        let form = match &result_shardings {
-            Ok(shardings) => output_form(&outputs, index, Some(&shardings[index]), grid),
-            Err(note) => match output_form(&outputs, index, None, grid) {
+        let form = match &reassembly {
+            // One device's values are the program's.
+            _ if grid.len() == 1 => match outputs[0][index].as_tensor() {
+                Some(tensor) => OutputForm::Global(tensor.clone()),
+                None => OutputForm::NotAnArray,
+            },
+            Reassembly::Global(shardings) => {
+                output_form(&outputs, index, Some(&shardings[index]), grid)
+            }
+            Reassembly::PerDevice(note) => match output_form(&outputs, index, None, grid) {
                 OutputForm::Stacked(tensor, _) => OutputForm::Stacked(tensor, note.clone()),
                 other => other,
             },
@@ -629,6 +654,9 @@ fn execute_grid(
         .iter()
         .enumerate()
         .map(|(index, form)| match form {
+            OutputForm::Global(tensor) if grid.len() == 1 => {
+                format!("out{index}: {}", summary(&Value::Tensor(tensor.clone())))
+            }
             OutputForm::Global(tensor) => format!(
                 "out{index}: {} (global)",
                 summary(&Value::Tensor(tensor.clone()))

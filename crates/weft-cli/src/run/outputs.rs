@@ -2,6 +2,7 @@
 //! reassembled globally or stacked over devices for `--out`.
 
 use weft_ir::Module;
+use weft_ir::attrs::Sharding;
 use weft_runtime::numbers::{Numbers, decode};
 use weft_runtime::{Tensor, Value};
 
@@ -18,12 +19,76 @@ pub(super) enum OutputForm {
     NotAnArray,
 }
 
+/// How the outputs of a run on several devices come back.
+pub(super) enum Reassembly {
+    /// Global values, output N reassembled by the N-th sharding.
+    Global(Vec<Sharding>),
+    /// Every device's values stacked, with why when the inputs were global.
+    PerDevice(Option<String>),
+}
+
+/// How `count` outputs come back: by the shardings `--out-sharding` gives,
+/// else per device after per-device inputs, else by the ROOT's `sharding=`
+/// when it has one.
+pub(super) fn reassembly(
+    module: &Module,
+    given: &[Sharding],
+    count: usize,
+    per_device_inputs: bool,
+) -> Result<Reassembly, String> {
+    use weft_runtime::devices::sharding::leaf_shardings;
+    let shardings = match given {
+        [] if per_device_inputs => return Ok(Reassembly::PerDevice(None)),
+        [] => match root_sharding(module) {
+            Some(sharding) => leaf_shardings(sharding, count)
+                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
+            None => {
+                return Ok(Reassembly::PerDevice(Some(
+                    "the program records no result sharding; --out-sharding gives it".into(),
+                )));
+            }
+        },
+        [one] => leaf_shardings(one, count).map_err(|e| format!("error: --out-sharding: {e}"))?,
+        several => {
+            // Each one output's, or a tuple sharding some outputs'.
+            let mut leaves = Vec::new();
+            several
+                .iter()
+                .for_each(|sharding| flatten_sharding(sharding, &mut leaves));
+            if leaves.len() != count {
+                return Err(format!(
+                    "error: --out-sharding gives {} sharding(s) for {count} output(s)",
+                    leaves.len()
+                ));
+            }
+            leaves
+        }
+    };
+    Ok(Reassembly::Global(shardings))
+}
+
+/// The non-tuple shardings of `sharding`, in order.
+fn flatten_sharding(sharding: &Sharding, out: &mut Vec<Sharding>) {
+    match sharding {
+        Sharding::Tuple(elements) => elements.iter().for_each(|e| flatten_sharding(e, out)),
+        single => out.push(single.clone()),
+    }
+}
+
+/// `--out-sharding`'s value: a sharding in HLO's syntax.
+pub(super) fn parse_sharding(text: &str) -> Result<Sharding, String> {
+    weft_ir::text::parse_sharding(text).map_err(|diagnostic| {
+        let at = diagnostic.line_col(text);
+        format!("{} (at column {} of `{text}`)", diagnostic.message, at.col)
+    })
+}
+
 /// Output `index` of every device: global when its sharding is known (only
 /// asked for when no input was per device) and it reassembles, else stacked.
 pub(super) fn output_form(
     outputs: &[Vec<Value>],
     index: usize,
-    sharding: Option<&weft_ir::attrs::Sharding>,
+    sharding: Option<&Sharding>,
     grid: weft_runtime::devices::Grid,
 ) -> OutputForm {
     let Some(stacked) = stack(outputs.iter().map(|device| &device[index])) else {
@@ -57,7 +122,7 @@ pub(super) fn records_entry_shardings(module: &Module) -> bool {
 }
 
 /// The sharding the entry's root records for its results, if any.
-pub(super) fn root_sharding(module: &Module) -> Option<&weft_ir::attrs::Sharding> {
+pub(super) fn root_sharding(module: &Module) -> Option<&Sharding> {
     let root = module.comp(module.entry?).root?;
     module.instrs[root].common().sharding.as_ref()
 }

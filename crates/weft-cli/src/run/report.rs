@@ -128,8 +128,11 @@ impl Summary<'_> {
             None => String::new(),
         };
         lines.push(format!(
-            "  {} devices ({} replica(s) x {} partition(s)){over_ranks}, link {}",
-            self.grid.len(),
+            "  {} ({} replica(s) x {} partition(s)){over_ranks}, link {}",
+            match self.grid.len() {
+                1 => "1 device".to_string(),
+                n => format!("{n} devices"),
+            },
             self.grid.replicas,
             self.grid.partitions,
             self.link_text()

@@ -466,7 +466,7 @@ impl Evaluator<'_> {
         match target {
             // Annotations for the partitioner: on one device a global value
             // is the local one, so they pass their operand through.
-            _ if is_partitioner_marker(target)
+            _ if weft_ir::partitioner::is_marker(target)
                 && devices == 1
                 && arguments.len() == 1
                 && super::instruction::describe_value_shape(&arguments[0])
@@ -501,10 +501,11 @@ impl Evaluator<'_> {
                     Value::Tensor(indices),
                 ]))
             }
-            _ if is_partitioner_marker(target) => Err(self.error(
+            // Anywhere else they mean the program is not the per-device one.
+            _ if weft_ir::partitioner::is_marker(target) => Err(self.error(
                 instr,
                 format!(
-                    "custom-call target \"{target}\" marks a program before SPMD partitioning, which weft does not partition; run the per-device module XLA's partitioner produces (a `*.spmd.hlo.txt` dump), or the StableHLO program, whose shardings weft lowers"
+                    "custom-call target \"{target}\" marks a program before SPMD partitioning, which weft does not do; run the per-device HLO XLA compiles (from JAX: `jax.jit(f).lower(…).compile().as_text()`), or a shard_map program's StableHLO (`jax.jit(f).lower(…).as_text()`), whose shardings weft lowers"
                 ),
             )),
             _ => Err(self.error(
@@ -513,21 +514,4 @@ impl Evaluator<'_> {
             )),
         }
     }
-}
-
-/// Whether `target` is one of the custom calls that carry sharding
-/// annotations for XLA's SPMD partitioner (Shardy's `xla.sdy.*`, GSPMD's
-/// `Sharding` and its shape conversions): they appear only in programs that
-/// have not been partitioned yet, so on several devices they mean the
-/// program is not the per-device one.
-fn is_partitioner_marker(target: &str) -> bool {
-    target.starts_with("xla.sdy.")
-        || matches!(
-            target,
-            "Sharding"
-                | "SPMDFullToShardShape"
-                | "SPMDShardToFullShape"
-                | "LocalToGlobalShape"
-                | "GlobalToLocalShape"
-        )
 }

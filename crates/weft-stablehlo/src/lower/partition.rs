@@ -19,7 +19,7 @@
 //! Outside manual computations only elementwise ops may read distributed
 //! values, all with the same distribution; anything else would need automatic
 //! SPMD partitioning, which the lowering does not do (the error says so and
-//! points at shard_map).
+//! points at shard_map, and at the per-device HLO XLA compiles).
 
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::{
@@ -417,7 +417,7 @@ impl Lowering<'_> {
         Err(self.error_with_hint(
             op,
             "it reads a sharded value outside a manual computation, which would need automatic SPMD partitioning",
-            "put the computation inside shard_map (sdy.manual_computation), or constrain its operands to be replicated",
+            "put the computation inside shard_map (sdy.manual_computation), or run the per-device HLO XLA compiles for it: `jax.jit(f).lower(…).compile().as_text()` (weft's README, \"From JAX\")",
         ))
     }
 
