@@ -416,7 +416,12 @@ impl Evaluator<'_> {
                 self.unfinished_starts.remove(&pending.id());
                 // Time spent here is communication the device could not hide.
                 let waited = std::time::Instant::now();
+                // Blocked only while the stream waits too (see devices::progress).
+                let at_done = crate::devices::progress::AtDone::enter(self.device.as_ref(), || {
+                    self.error(instr, "").instruction.unwrap_or_default()
+                });
                 let (settled, ready) = pending.wait_timed();
+                drop(at_done);
                 let settled = settled.map_err(|message| {
                     self.error(instr, format!("its async operation failed: {message}"))
                 })?;
