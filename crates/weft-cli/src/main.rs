@@ -15,6 +15,7 @@ macro_rules! say {
 mod bench;
 mod check;
 mod convert;
+mod flags;
 mod fmt;
 mod input;
 mod interpret;

@@ -3,7 +3,8 @@
 //! deadline stops any run with where each device was — computing at which
 //! instruction and loop iteration, or waiting at which collective; the
 //! timeout stops a deadlock, never a device that merely computes long; bad
-//! values are refused.
+//! values of every numeric flag are refused, naming the flag, the value and
+//! the range.
 
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -194,6 +195,58 @@ fn the_deadline_stops_a_deadlock_before_its_timeout() {
     assert!(text.contains("device 0: waiting at ahead/%first"), "{text}");
     assert!(
         text.contains("device 1: waiting at behind/%second.1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_numbers_are_refused_with_the_flag_the_value_and_the_range() {
+    let scratch = Scratch::new("run_limits", "bad_numbers");
+    let cases = [
+        ("--link-bandwidth", "0", "from 0.0001 to 1000000"),
+        ("--link-bandwidth", "1e-6", "from 0.0001 to 1000000"),
+        ("--link-bandwidth", "-1", "from 0.0001 to 1000000"),
+        ("--link-latency", "-5", "from 0 to 1000000"),
+        ("--timeout", "0", "from 0.001 to 1000000"),
+        ("--timeout", "NaN", "from 0.001 to 1000000"),
+        ("--repeat", "0", "from 1 to 1000000"),
+        ("--devices", "-2", "from 1 to 4096"),
+        ("--replicas", "0", "from 1 to 4096"),
+        ("--partitions", "1.5", "from 1 to 4096"),
+        ("--max-value-gib", "inf", "above 0 and at most 1048576"),
+        ("--max-iterations", "0", "from 1 to"),
+        ("--deadline", "-1", "above 0 and at most 1000000000"),
+    ];
+    for (flag, value, range) in cases {
+        let started = Instant::now();
+        let output = weft(&scratch, &unbalanced(0), &[flag, value]);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {text}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{flag} {value}"
+        );
+        assert!(
+            text.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{flag} {value}: {text}"
+        );
+        assert!(text.contains(range), "{flag} {value}: {text}");
+    }
+}
+
+#[test]
+fn an_absurd_link_is_run_with_a_warning() {
+    let scratch = Scratch::new("run_limits", "absurd_link");
+    let output = weft(
+        &scratch,
+        &crossed(),
+        &["--link-bandwidth", "1e6", "--deadline", "0.2"],
+    );
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "warning: --link-bandwidth 1000000: a 1 MiB transfer would take 0.001 us, as good as --link unpaced"
+        ),
         "{text}"
     );
 }
