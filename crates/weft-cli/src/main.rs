@@ -5,7 +5,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// `println!` that ends the program quietly when standard output is closed.
+/// `println!` that stops printing, quietly, once standard output is closed
+/// (see [`input::say`]).
 macro_rules! say {
     ($($arguments:tt)*) => {
         $crate::input::say(format_args!($($arguments)*))
@@ -101,12 +102,19 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let status = match cli.command {
         Command::Fmt(args) => fmt::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
+    };
+    // Output lost to a failing standard output (not a reader that closed
+    // it) is a failure, whatever the command thought.
+    if input::stdout_failed() {
+        ExitCode::FAILURE
+    } else {
+        status
     }
 }

@@ -21,7 +21,10 @@ mod progress_line;
 use inputs::{
     global_to_devices, random_global_dims, random_value, read_array, read_input, read_shards,
 };
-use outputs::{OutputForm, flatten, output_form, records_entry_shardings, root_sharding, summary};
+use outputs::{
+    OutputForm, flatten, output_form, prepare_destinations, records_entry_shardings, root_sharding,
+    summary, write_forms,
+};
 
 /// The link model's modes.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -172,6 +175,10 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             _ => REPORTED_BY_RANK_ZERO.into(),
         });
     }
+    // Rank 0 writes the files; checked now, not after a long run.
+    if cluster.is_none_or(|cluster| cluster.rank() == 0) {
+        prepare_destinations(args.out.as_deref(), args.trace.as_deref())?;
+    }
     let source = input::read(Some(&args.file)).map_err(|e| format!("error: {e}"))?;
     let (module, map) = load(args, &source)?;
     let entry = module
@@ -228,6 +235,22 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         eprintln!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
     }
     let evaluation = evaluation.expect("at least one run");
+    let mut outputs = Vec::new();
+    flatten(evaluation.result, &mut outputs);
+    // The files first: a reader that closes standard output early must not
+    // cost them.
+    if let Some(dir) = &args.out
+        && evaluation.check_failures.is_empty()
+    {
+        let forms: Vec<OutputForm> = outputs
+            .iter()
+            .map(|output| match output {
+                Value::Tensor(tensor) => OutputForm::Global(tensor.clone()),
+                _ => OutputForm::NotAnArray,
+            })
+            .collect();
+        write_forms(dir, &forms)?;
+    }
     for line in &evaluation.printed {
         say!("print: {line}");
     }
@@ -237,9 +260,6 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     for failure in &evaluation.check_failures {
         eprintln!("check failed: {failure}");
     }
-    let result = evaluation.result;
-    let mut outputs = Vec::new();
-    flatten(result, &mut outputs);
     for (index, output) in outputs.iter().enumerate() {
         say!("out{index}: {}", summary(output));
     }
@@ -248,18 +268,6 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             "error: {} check(s) failed",
             evaluation.check_failures.len()
         ));
-    }
-    if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (index, output) in outputs.iter().enumerate() {
-            let Value::Tensor(tensor) = output else {
-                continue;
-            };
-            let path = dir.join(format!("out{index}.npy"));
-            std::fs::write(&path, weft_runtime::npy::write(tensor))
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        }
     }
     Ok(())
 }
@@ -449,6 +457,47 @@ fn execute_grid(
         // A rank other than 0: rank 0 reports the run.
         return Ok(());
     };
+    // The files first: a reader that closes standard output early must not
+    // cost them.
+    if let Some(path) = &args.trace {
+        let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
+        std::fs::write(
+            path,
+            weft_runtime::devices::timeline::chrome_trace(&timelines),
+        )
+        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    let outputs: Vec<Vec<Value>> = evaluations
+        .iter()
+        .map(|evaluation| {
+            let mut flat = Vec::new();
+            flatten(evaluation.result.clone(), &mut flat);
+            flat
+        })
+        .collect();
+    let count = outputs[0].len();
+    // Per-device inputs give per-device outputs; global ones, global outputs
+    // where the program says how its results are sharded.
+    let result_shardings = match root_sharding(module) {
+        _ if any_per_device_input => Err(None),
+        Some(sharding) => Ok(
+            weft_runtime::devices::sharding::leaf_shardings(sharding, count)
+                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
+        ),
+        None => Err(Some("the program records no result sharding".to_string())),
+    };
+    let forms: Vec<OutputForm> = (0..count)
+        .map(|index| match &result_shardings {
+            Ok(shardings) => output_form(&outputs, index, Some(&shardings[index]), grid),
+            Err(note) => match output_form(&outputs, index, None, grid) {
+                OutputForm::Stacked(tensor, _) => OutputForm::Stacked(tensor, note.clone()),
+                other => other,
+            },
+        })
+        .collect();
+    if let Some(dir) = &args.out {
+        write_forms(dir, &forms)?;
+    }
     if repeat > 1 {
         let mut sorted = steps.clone();
         sorted.sort();
@@ -498,19 +547,7 @@ fn execute_grid(
             timeline.overlap_percent()
         );
     }
-    if let Some(path) = &args.trace {
-        let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
-        std::fs::write(
-            path,
-            weft_runtime::devices::timeline::chrome_trace(&timelines),
-        )
-        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-    }
-    let mut outputs: Vec<Vec<Value>> = Vec::new();
     for (device, evaluation) in evaluations.iter().enumerate() {
-        let mut flat = Vec::new();
-        flatten(evaluation.result.clone(), &mut flat);
-        outputs.push(flat);
         for line in &evaluation.printed {
             say!("device {device} print: {line}");
         }
@@ -521,27 +558,8 @@ fn execute_grid(
             eprintln!("check failed: {failure}");
         }
     }
-    let count = outputs[0].len();
-    // Per-device inputs give per-device outputs; global ones, global outputs
-    // where the program says how its results are sharded.
-    let result_shardings = match root_sharding(module) {
-        _ if any_per_device_input => Err(None),
-        Some(sharding) => Ok(
-            weft_runtime::devices::sharding::leaf_shardings(sharding, count)
-                .map_err(|e| format!("error: the entry's result sharding: {e}"))?,
-        ),
-        None => Err(Some("the program records no result sharding".to_string())),
-    };
-    let mut forms = Vec::with_capacity(count);
-    for index in 0..count {
-        let form = match &result_shardings {
-            Ok(shardings) => output_form(&outputs, index, Some(&shardings[index]), grid),
-            Err(note) => match output_form(&outputs, index, None, grid) {
-                OutputForm::Stacked(tensor, _) => OutputForm::Stacked(tensor, note.clone()),
-                other => other,
-            },
-        };
-        match &form {
+    for (index, form) in forms.iter().enumerate() {
+        match form {
             OutputForm::Global(tensor) => say!(
                 "out{index}: {} (global)",
                 summary(&Value::Tensor(tensor.clone()))
@@ -554,21 +572,6 @@ fn execute_grid(
                     .unwrap_or_default()
             ),
             OutputForm::NotAnArray => say!("out{index}: {}", outputs[0][index].describe()),
-        }
-        forms.push(form);
-    }
-    if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (index, form) in forms.iter().enumerate() {
-            let (tensor, name) = match form {
-                OutputForm::Global(tensor) => (tensor, format!("out{index}.npy")),
-                OutputForm::Stacked(tensor, _) => (tensor, format!("out{index}.shards.npy")),
-                OutputForm::NotAnArray => continue,
-            };
-            let path = dir.join(name);
-            std::fs::write(&path, weft_runtime::npy::write(tensor))
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
     }
     if evaluations.iter().any(|e| !e.check_failures.is_empty()) {
