@@ -22,7 +22,7 @@ pub struct BenchArgs {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// How many times to parse and print each file (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = crate::flags::repeat)]
     repeat: usize,
     /// Print in the short form instead of the long form.
     #[arg(long)]

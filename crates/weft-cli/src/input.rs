@@ -1,8 +1,15 @@
 //! Reading input files (or standard input) and writing output, with errors that
 //! name the file.
+//!
+//! Standard output may close before a command is done (`weft run … | head`):
+//! that only stops the printing. The command goes on — a run still writes
+//! the files it was asked for — and its exit status still says whether it
+//! succeeded. Any other failure to write standard output (a full disk) is an
+//! error once, and fails the command ([`stdout_failed`]).
 
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// A source text and the name diagnostics use for it.
 pub struct Source {
@@ -81,12 +88,31 @@ pub fn write_with(
     }
 }
 
-/// Writes a line to standard output. A closed output (`weft run … | head`)
-/// ends the program quietly, as it ends other Unix tools, instead of
-/// failing or panicking.
+/// What became of standard output: still open, closed by its reader, or
+/// failed.
+static STDOUT: AtomicU8 = AtomicU8::new(OPEN);
+const OPEN: u8 = 0;
+const CLOSED: u8 = 1;
+const FAILED: u8 = 2;
+
+/// Writes a line to standard output (the `say!` macro). Once the output is
+/// closed or failed, prints nothing more; never ends the program.
 pub fn say(line: std::fmt::Arguments<'_>) {
-    let mut stdout = std::io::stdout().lock();
-    if writeln!(stdout, "{line}").is_err() {
-        std::process::exit(0);
+    if STDOUT.load(Ordering::Relaxed) != OPEN {
+        return;
     }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{line}") {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            STDOUT.store(CLOSED, Ordering::Relaxed);
+        } else if STDOUT.swap(FAILED, Ordering::Relaxed) == OPEN {
+            eprintln!("error: cannot write standard output: {error}");
+        }
+    }
+}
+
+/// Whether writing standard output failed for a reason other than its
+/// reader closing it: the command must not succeed then.
+pub fn stdout_failed() -> bool {
+    STDOUT.load(Ordering::Relaxed) == FAILED
 }

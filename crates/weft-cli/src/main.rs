@@ -6,7 +6,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// `println!` that ends the program quietly when standard output is closed.
+/// `println!` that stops printing, quietly, once standard output is closed
+/// (see [`input::say`]).
 macro_rules! say {
     ($($arguments:tt)*) => {
         $crate::input::say(format_args!($($arguments)*))
@@ -17,6 +18,7 @@ mod bench;
 mod calibrate;
 mod check;
 mod convert;
+mod flags;
 mod fmt;
 mod input;
 mod interpret;
@@ -122,7 +124,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let status = match cli.command {
         Command::Fmt(args) => fmt::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
@@ -130,5 +132,12 @@ fn main() -> ExitCode {
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
+    };
+    // Output lost to a failing standard output (not a reader that closed
+    // it) is a failure, whatever the command thought.
+    if input::stdout_failed() {
+        ExitCode::FAILURE
+    } else {
+        status
     }
 }

@@ -1,13 +1,17 @@
-//! `weft run --max-iterations` and `--deadline`: a loop that never ends
-//! stops with an error naming the `while` and its line; a deadline stops any
-//! run with where each device was — computing at which instruction and loop
-//! iteration, or waiting at which collective; bad values are refused.
+//! `weft run --max-iterations`, `--deadline` and `--timeout`: a loop that
+//! never ends stops with an error naming the `while` and its line; a
+//! deadline stops any run with where each device was — computing at which
+//! instruction and loop iteration, or waiting at which collective; the
+//! timeout stops a deadlock, never a device that merely computes long; bad
+//! values of every numeric flag are refused, naming the flag, the value and
+//! the range.
 
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{Scratch, unbalanced};
+use common::{Scratch, crossed, unbalanced, unbalanced_for, zero_input};
 
 fn weft(scratch: &Scratch, program: &str, flags: &[&str]) -> Output {
     let file = scratch.join("program.hlo");
@@ -55,12 +59,7 @@ fn a_loop_within_the_limit_runs_to_its_end() {
         .replace("replica_count=2", "replica_count=1")
         .replace("replica_groups={{0,1}}", "replica_groups={{0}}");
     // From 0 the loop runs exactly 10 iterations: the limit is not hit.
-    let zero = scratch.join("zero.npy");
-    std::fs::write(
-        &zero,
-        weft_runtime::npy::write(&weft_runtime::Tensor::zeros(weft_ir::ElementType::S32, &[])),
-    )
-    .expect("writable scratch");
+    let zero = zero_input(&scratch);
     let output = weft(
         &scratch,
         &counted,
@@ -111,4 +110,143 @@ fn bad_deadlines_are_refused() {
             stderr(&output)
         );
     }
+}
+
+#[test]
+fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
+    let scratch = Scratch::new("run_limits", "unbalanced");
+    let zero = zero_input(&scratch);
+    let zero = zero.to_str().expect("utf-8 path");
+    // Replica 0 computes while replica 1 waits at the all-reduce: for at
+    // least twice the 1 s timeout. How many iterations take that long
+    // depends on the machine, so double them until the run does.
+    let mut iterations: u64 = 1 << 20;
+    let mut took = Duration::ZERO;
+    for _ in 0..6 {
+        let started = Instant::now();
+        let output = weft(
+            &scratch,
+            &unbalanced_for(0, iterations),
+            &["--timeout", "1", "--inputs", zero],
+        );
+        took = started.elapsed();
+        assert!(
+            output.status.success(),
+            "{iterations} iterations, {took:?}: {}",
+            stderr(&output)
+        );
+        // Both replicas get the sum: the loop's count and replica 1's 0.
+        assert!(
+            String::from_utf8_lossy(&output.stdout)
+                .contains(&format!("[{iterations}, {iterations}]")),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        if took >= Duration::from_secs(2) {
+            break;
+        }
+        iterations *= 2;
+    }
+    assert!(took >= Duration::from_secs(2), "never computed long enough");
+}
+
+#[test]
+fn a_deadlock_is_reported_a_timeout_after_the_last_move() {
+    let scratch = Scratch::new("run_limits", "deadlock");
+    let started = Instant::now();
+    let output = weft(&scratch, &crossed(), &["--timeout", "1"]);
+    let took = started.elapsed();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+    assert!(
+        text.contains("the run stalled: for 1.0 s every unfinished device has waited"),
+        "{text}"
+    );
+    assert!(
+        text.contains("device 0 (replica 0, partition 0) waits at ahead/%first (instance 0)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("device 1 (replica 1, partition 0) waits at behind/%second.1 (instance 0)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_deadline_stops_a_deadlock_before_its_timeout() {
+    let scratch = Scratch::new("run_limits", "deadline_deadlock");
+    let started = Instant::now();
+    let output = weft(
+        &scratch,
+        &crossed(),
+        &["--deadline", "0.5", "--timeout", "60"],
+    );
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(20), "{text}");
+    assert!(
+        text.contains("the run passed its deadline of 0.5 s (--deadline); where each device was:"),
+        "{text}"
+    );
+    assert!(text.contains("device 0: waiting at ahead/%first"), "{text}");
+    assert!(
+        text.contains("device 1: waiting at behind/%second.1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_numbers_are_refused_with_the_flag_the_value_and_the_range() {
+    let scratch = Scratch::new("run_limits", "bad_numbers");
+    let cases = [
+        ("--link-bandwidth", "0", "from 0.0001 to 1000000"),
+        ("--link-bandwidth", "1e-6", "from 0.0001 to 1000000"),
+        ("--link-bandwidth", "-1", "from 0.0001 to 1000000"),
+        ("--link-latency", "-5", "from 0 to 1000000"),
+        ("--timeout", "0", "from 0.001 to 1000000"),
+        ("--timeout", "NaN", "from 0.001 to 1000000"),
+        ("--repeat", "0", "from 1 to 1000000"),
+        ("--devices", "-2", "from 1 to 4096"),
+        ("--replicas", "0", "from 1 to 4096"),
+        ("--partitions", "1.5", "from 1 to 4096"),
+        ("--max-value-gib", "inf", "above 0 and at most 1048576"),
+        ("--max-iterations", "0", "from 1 to"),
+        ("--deadline", "-1", "above 0 and at most 1000000000"),
+    ];
+    for (flag, value, range) in cases {
+        let started = Instant::now();
+        let output = weft(&scratch, &unbalanced(0), &[flag, value]);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {text}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{flag} {value}"
+        );
+        assert!(
+            text.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{flag} {value}: {text}"
+        );
+        assert!(text.contains(range), "{flag} {value}: {text}");
+    }
+}
+
+#[test]
+fn an_absurd_link_is_run_with_a_warning() {
+    let scratch = Scratch::new("run_limits", "absurd_link");
+    let output = weft(
+        &scratch,
+        &crossed(),
+        &["--link-bandwidth", "1e6", "--deadline", "0.2"],
+    );
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "warning: --link-bandwidth 1000000: a 1 MiB transfer would take 0.001 us, as good as --link unpaced"
+        ),
+        "{text}"
+    );
 }

@@ -16,6 +16,7 @@ use crate::input;
 
 mod inputs;
 mod outputs;
+mod progress_line;
 mod report;
 mod unpartitioned;
 
@@ -23,7 +24,8 @@ use inputs::{
     global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
 };
 use outputs::{
-    OutputForm, Reassembly, flatten, output_form, reassembly, records_entry_shardings, summary,
+    OutputForm, Reassembly, flatten, output_form, prepare_destinations, reassembly,
+    records_entry_shardings, summary, write_forms,
 };
 
 /// The link model's modes.
@@ -107,25 +109,25 @@ pub struct RunArgs {
     /// standard error (`run: 3.41 ms median of 20`); on several, the step
     /// time line gives the median and the fastest. Outputs and the table
     /// come from the last run.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = crate::flags::repeat)]
     repeat: usize,
     /// Run on this many devices (threads). Without it, the module's
     /// `replica_count` × `num_partitions`. A module with partitions, or
     /// whose entry records shardings (they name partitions), gets N
     /// partitions, any other N replicas.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::flags::device_count)]
     devices: Option<usize>,
     /// The number of replicas (with --partitions, instead of --devices).
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", allow_negative_numbers = true, value_parser = crate::flags::device_count)]
     replicas: Option<usize>,
     /// The number of partitions (with --replicas, instead of --devices).
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true, value_parser = crate::flags::device_count)]
     partitions: Option<usize>,
     /// Interconnect bandwidth per device for the link model, in GB/s.
-    #[arg(long, value_name = "GB/S", default_value_t = 25.0)]
+    #[arg(long, value_name = "GB/S", default_value_t = 25.0, allow_negative_numbers = true, value_parser = crate::flags::link_bandwidth)]
     link_bandwidth: f64,
     /// Per-transfer latency of the link model, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = 5.0)]
+    #[arg(long, value_name = "US", default_value_t = 5.0, allow_negative_numbers = true, value_parser = crate::flags::link_latency)]
     link_latency: f64,
     /// `unpaced` turns the link model off (transfers take no time beyond
     /// the copies themselves).
@@ -163,38 +165,26 @@ pub struct RunArgs {
     /// modelled transfer, wait for peers and reduction time.
     #[arg(long)]
     collectives: bool,
-    /// How long a device waits at a collective for the rest of its group
-    /// before the run stops with an error naming every device, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    /// How long every unfinished device may wait (at a collective, a recv
+    /// or a done) with none moving before the run stops as a deadlock, with
+    /// an error naming what every device does, in seconds. A device that
+    /// computes keeps the others waiting as long as it computes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, allow_negative_numbers = true, value_parser = crate::flags::timeout_seconds)]
     timeout: f64,
     /// The largest value one instruction may produce, in GiB; a larger one
     /// stops the run with an error naming the instruction.
-    #[arg(long, value_name = "GIB", default_value_t = 8.0)]
+    #[arg(long, value_name = "GIB", default_value_t = 8.0, allow_negative_numbers = true, value_parser = crate::flags::max_value_gib)]
     max_value_gib: f64,
     /// Stop the run with an error naming the `while` and its location when
     /// one execution of a loop runs more than N iterations. Off by default,
     /// as in XLA: a loop may run for ever.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = crate::flags::max_iterations)]
     max_iterations: Option<u64>,
     /// Stop any run after SECONDS (from the moment each device starts) with
     /// a report of where each device is: computing at which instruction and
     /// loop iteration, or waiting at which collective.
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = crate::flags::deadline_seconds)]
     deadline: Option<f64>,
-}
-
-/// A finite, positive number of seconds that a `Duration` can hold.
-fn positive_seconds(text: &str) -> Result<f64, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))?;
-    if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 {
-        Ok(seconds)
-    } else {
-        Err(format!(
-            "`{text}` must be a positive number of seconds below 1e9"
-        ))
-    }
 }
 
 /// The error of a rank other than 0 whose run failed: rank 0 reports it
@@ -246,6 +236,10 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             }
             _ => REPORTED_BY_RANK_ZERO.into(),
         });
+    }
+    // Rank 0 writes the files; checked now, not after a long run.
+    if cluster.is_none_or(|cluster| cluster.rank() == 0) {
+        prepare_destinations(args.out.as_deref(), args.trace.as_deref())?;
     }
     let source = input::read(Some(&args.file)).map_err(|e| format!("error: {e}"))?;
     let (module, map) = load(args, &source)?;
@@ -309,6 +303,22 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         eprintln!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
     }
     let evaluation = evaluation.expect("at least one run");
+    let mut outputs = Vec::new();
+    flatten(evaluation.result, &mut outputs);
+    // The files first: a reader that closes standard output early must not
+    // cost them.
+    if let Some(dir) = &args.out
+        && evaluation.check_failures.is_empty()
+    {
+        let forms: Vec<OutputForm> = outputs
+            .iter()
+            .map(|output| match output {
+                Value::Tensor(tensor) => OutputForm::Global(tensor.clone()),
+                _ => OutputForm::NotAnArray,
+            })
+            .collect();
+        write_forms(dir, &forms)?;
+    }
     for line in &evaluation.printed {
         say!("print: {line}");
     }
@@ -318,9 +328,6 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     for failure in &evaluation.check_failures {
         eprintln!("check failed: {failure}");
     }
-    let result = evaluation.result;
-    let mut outputs = Vec::new();
-    flatten(result, &mut outputs);
     for (index, output) in outputs.iter().enumerate() {
         say!("out{index}: {}", summary(output));
     }
@@ -329,18 +336,6 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
             "error: {} check(s) failed",
             evaluation.check_failures.len()
         ));
-    }
-    if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (index, output) in outputs.iter().enumerate() {
-            let Value::Tensor(tensor) = output else {
-                continue;
-            };
-            let path = dir.join(format!("out{index}.npy"));
-            std::fs::write(&path, weft_runtime::npy::write(tensor))
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        }
     }
     Ok(())
 }
@@ -550,6 +545,11 @@ fn execute_grid(
             latency: std::time::Duration::from_secs_f64(args.link_latency.max(0.0) * 1e-6),
         },
     };
+    if args.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
+        for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
+            eprintln!("warning: {warning}");
+        }
+    }
     let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
     let (timing, timing_note) = timing_of(args, local_devices)?;
     let options = weft_runtime::devices::GridOptions {
@@ -564,20 +564,30 @@ fn execute_grid(
     let mut steps = Vec::with_capacity(repeat);
     let mut runs = Vec::with_capacity(repeat);
     let mut last = None;
+    let watch = weft_runtime::devices::progress::Watch::new();
+    let progress_line = match cluster {
+        Some(cluster) if cluster.rank() != 0 => None,
+        _ => progress_line::ProgressLine::show(&watch),
+    };
     for _ in 0..repeat {
         let evaluations = match cluster {
-            None => {
-                weft_runtime::devices::run_grid(module, grid, per_device.clone(), options.clone())
-                    .map_err(|e| located(&e, source, map))?
-            }
+            None => weft_runtime::devices::run_grid_watched(
+                module,
+                grid,
+                per_device.clone(),
+                options.clone(),
+                &watch,
+            )
+            .map_err(|e| located(&e, source, map))?,
             // Every rank runs its block; rank 0 gets every device's
             // evaluation and reports, the others print nothing.
-            Some(cluster) => match weft_runtime::devices::run_grid_on_ranks(
+            Some(cluster) => match weft_runtime::devices::run_grid_on_ranks_watched(
                 module,
                 grid,
                 per_device.clone(),
                 options.clone(),
                 cluster,
+                &watch,
             ) {
                 Ok(Some(evaluations)) => evaluations,
                 Ok(None) => continue,
@@ -592,6 +602,7 @@ fn execute_grid(
         runs.push(timelines.iter().map(|t| t.figures()).collect());
         last = Some(evaluations);
     }
+    drop(progress_line);
     let Some(evaluations) = last else {
         // A rank other than 0: rank 0 reports the run.
         return Ok(());
@@ -637,18 +648,7 @@ fn execute_grid(
         forms.push(form);
     }
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (index, form) in forms.iter().enumerate() {
-            let (tensor, name) = match form {
-                OutputForm::Global(tensor) => (tensor, format!("out{index}.npy")),
-                OutputForm::Stacked(tensor, _) => (tensor, format!("out{index}.shards.npy")),
-                OutputForm::NotAnArray => continue,
-            };
-            let path = dir.join(name);
-            std::fs::write(&path, weft_runtime::npy::write(tensor))
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        }
+        write_forms(dir, &forms)?;
     }
     let output_lines: Vec<String> = forms
         .iter()

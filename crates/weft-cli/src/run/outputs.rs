@@ -1,5 +1,12 @@
 //! What a run gives back: one summary line per output, and the values
 //! reassembled globally or stacked over devices for `--out`.
+//!
+//! The files a run is asked for are checked before it starts
+//! ([`prepare_destinations`]) and written before anything is printed, so
+//! neither a long run's end nor a reader that closes standard output early
+//! can cost them.
+
+use std::path::Path;
 
 use weft_ir::Module;
 use weft_ir::attrs::Sharding;
@@ -81,6 +88,61 @@ pub(super) fn parse_sharding(text: &str) -> Result<Sharding, String> {
         let at = diagnostic.line_col(text);
         format!("{} (at column {} of `{text}`)", diagnostic.message, at.col)
     })
+}
+
+/// Makes sure the files a run is asked for can be written, before it runs:
+/// the `--out` directory is created (when missing), and the `--trace` file
+/// must be in a directory that exists and be writable there.
+pub(super) fn prepare_destinations(out: Option<&Path>, trace: Option<&Path>) -> Result<(), String> {
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("error: --out {}: cannot create it: {e}", dir.display()))?;
+    }
+    if let Some(file) = trace {
+        let parent = match file.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
+            return Err(format!(
+                "error: --trace {}: the directory {} does not exist",
+                file.display(),
+                parent.display()
+            ));
+        }
+        if file.is_dir() {
+            return Err(format!("error: --trace {}: is a directory", file.display()));
+        }
+        // Opened without truncating, and removed again when this made it:
+        // an existing trace stays as it is until the run replaces it.
+        let existed = file.exists();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(file)
+            .map_err(|e| format!("error: --trace {}: cannot write it: {e}", file.display()))?;
+        if !existed {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+    Ok(())
+}
+
+/// Writes every array of `forms` to `dir`: `outN.npy` for a global value,
+/// `outN.shards.npy` for values stacked over devices.
+pub(super) fn write_forms(dir: &Path, forms: &[OutputForm]) -> Result<(), String> {
+    for (index, form) in forms.iter().enumerate() {
+        let (tensor, name) = match form {
+            OutputForm::Global(tensor) => (tensor, format!("out{index}.npy")),
+            OutputForm::Stacked(tensor, _) => (tensor, format!("out{index}.shards.npy")),
+            OutputForm::NotAnArray => continue,
+        };
+        let path = dir.join(name);
+        std::fs::write(&path, weft_runtime::npy::write(tensor))
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Output `index` of every device: global when its sharding is known (only
@@ -203,4 +265,52 @@ pub(super) fn small_values(tensor: &Tensor, numbers: &Numbers) -> String {
     };
     let more = if tensor.len() > SHOWN { ", …" } else { "" };
     format!("[{}{more}]", items.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory for one test.
+    fn scratch(test: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("weft-outputs-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        dir
+    }
+
+    #[test]
+    fn the_out_directory_is_made_before_the_run() {
+        let dir = scratch("out");
+        let out = dir.join("a").join("b");
+        assert_eq!(prepare_destinations(Some(&out), None), Ok(()));
+        assert!(out.is_dir());
+        let file = dir.join("file");
+        std::fs::write(&file, "").unwrap();
+        let error = prepare_destinations(Some(&file), None).unwrap_err();
+        assert!(error.starts_with("error: --out "), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_trace_needs_an_existing_directory_and_is_not_made_early() {
+        let dir = scratch("trace");
+        let trace = dir.join("trace.json");
+        assert_eq!(prepare_destinations(None, Some(&trace)), Ok(()));
+        assert!(!trace.exists(), "checked, not left behind");
+        std::fs::write(&trace, "old").unwrap();
+        assert_eq!(prepare_destinations(None, Some(&trace)), Ok(()));
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), "old");
+        let missing = dir.join("missing").join("trace.json");
+        let error = prepare_destinations(None, Some(&missing)).unwrap_err();
+        assert!(error.contains("does not exist"), "{error}");
+        let error = prepare_destinations(None, Some(&dir)).unwrap_err();
+        assert!(error.ends_with("is a directory"), "{error}");
+        // A bare file name is in the current directory.
+        assert_eq!(
+            prepare_destinations(None, Some(Path::new("weft-outputs-probe.json"))),
+            Ok(())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -80,3 +80,64 @@ ENTRY %main (x: s32[]) -> s32[] {{
 "#
     )
 }
+
+/// [`unbalanced`], but the spinning replica's loop ends after `iterations`
+/// iterations when it starts from 0 (give it a zero input): a correct
+/// program whose devices arrive at the all-reduce far apart.
+pub fn unbalanced_for(spinning: u32, iterations: u64) -> String {
+    unbalanced(spinning).replace(
+        "ROOT %forever = pred[] constant(true)",
+        &format!(
+            "%limit = s32[] constant({iterations})\n  ROOT %more = pred[] compare(%s, %limit), direction=LT"
+        ),
+    )
+}
+
+/// An HLO program of two replicas that deadlocks: replica 0 runs
+/// all-reduce `main/%first` then `%second` (in computation `%ahead`),
+/// replica 1 the same two in the other order (`%second.1`, then
+/// `%first.1` in `%behind`), so each waits at a collective the other never
+/// reaches.
+pub fn crossed() -> String {
+    r#"HloModule crossed, replica_count=2
+
+%sum (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(%a, %b)
+}
+
+%ahead (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  %first = s32[] all-reduce(%x), channel_id=1, replica_groups={{0,1}}, to_apply=%sum
+  ROOT %second = s32[] all-reduce(%first), channel_id=2, replica_groups={{0,1}}, to_apply=%sum
+}
+
+%behind (y: s32[]) -> s32[] {
+  %y = s32[] parameter(0)
+  %second.1 = s32[] all-reduce(%y), channel_id=2, replica_groups={{0,1}}, to_apply=%sum
+  ROOT %first.1 = s32[] all-reduce(%second.1), channel_id=1, replica_groups={{0,1}}, to_apply=%sum
+}
+
+ENTRY %main (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  %replica = u32[] replica-id()
+  %zero = u32[] constant(0)
+  %leads = pred[] compare(%replica, %zero), direction=EQ
+  ROOT %result = s32[] conditional(%leads, %x, %x), true_computation=%ahead, false_computation=%behind
+}
+"#
+    .to_string()
+}
+
+/// A `.npy` file in `scratch` holding the s32 scalar 0, the input that
+/// makes [`unbalanced_for`] run exactly its iterations.
+pub fn zero_input(scratch: &Scratch) -> PathBuf {
+    let zero = scratch.join("zero.npy");
+    std::fs::write(
+        &zero,
+        weft_runtime::npy::write(&weft_runtime::Tensor::zeros(weft_ir::ElementType::S32, &[])),
+    )
+    .expect("writable scratch");
+    zero
+}

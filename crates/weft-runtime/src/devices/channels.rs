@@ -13,8 +13,12 @@
 //!   posts it and whenever it redeems it.
 //! - A send never waits: it deposits its data and goes on (the mailbox has
 //!   room for everything sent), so no order of sends and recvs deadlocks on
-//!   the mailbox itself. Only redeeming a receive waits, and at most the
-//!   run's timeout, after which it fails naming its route and message.
+//!   the mailbox itself. Only redeeming a receive waits: until its message
+//!   comes, or until the run's [`Progress`] tracker says the wait is
+//!   hopeless (every device blocked and nothing moving for the timeout, or
+//!   the deadline passed), when it fails naming its route and message. The
+//!   recv-done that redeems it tells the tracker it waits; every message
+//!   that arrives is a move.
 //! - A receive is posted by `recv` and redeemed by `recv-done`; the
 //!   [`Ticket`] between them travels in the recv's `u32[]` context element,
 //!   so the pair may sit in different computations (a pipelined loop), as
@@ -28,9 +32,10 @@
 //!   receives has no meaning across processes.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::progress::{Patience, Progress, deadline_stop};
 use super::remote::{Remote, WHOLE_CHANNEL_ACROSS_RANKS};
 use crate::tensor::Value;
 
@@ -107,24 +112,26 @@ struct State {
 pub struct Mailbox {
     state: Mutex<State>,
     arrived: Condvar,
-    timeout: Duration,
+    /// The run's tracker (the fabric's): it decides when a receive gives
+    /// up.
+    progress: Arc<Progress>,
     /// The other ranks, when the grid spans several.
-    remote: Option<std::sync::Arc<dyn Remote>>,
+    remote: Option<Arc<dyn Remote>>,
 }
 
 impl Mailbox {
-    /// A mailbox whose receives give up after `timeout`.
-    pub fn new(timeout: Duration) -> Mailbox {
-        Mailbox::with_remote(timeout, None)
+    /// A mailbox whose receives give up when `progress` says so.
+    pub fn new(progress: Arc<Progress>) -> Mailbox {
+        Mailbox::with_remote(progress, None)
     }
 
     /// A mailbox for this rank's devices, which sends to the other ranks'
     /// devices through `remote`.
-    pub fn spanning_ranks(timeout: Duration, remote: std::sync::Arc<dyn Remote>) -> Mailbox {
-        Mailbox::with_remote(timeout, Some(remote))
+    pub fn spanning_ranks(progress: Arc<Progress>, remote: Arc<dyn Remote>) -> Mailbox {
+        Mailbox::with_remote(progress, Some(remote))
     }
 
-    fn with_remote(timeout: Duration, remote: Option<std::sync::Arc<dyn Remote>>) -> Mailbox {
+    fn with_remote(progress: Arc<Progress>, remote: Option<Arc<dyn Remote>>) -> Mailbox {
         Mailbox {
             state: Mutex::new(State {
                 queues: HashMap::new(),
@@ -133,7 +140,7 @@ impl Mailbox {
                 aborted: None,
             }),
             arrived: Condvar::new(),
-            timeout,
+            progress,
             remote,
         }
     }
@@ -174,6 +181,7 @@ impl Mailbox {
                 clock,
             },
         );
+        self.progress.delivered();
         self.arrived.notify_all();
         Ok(())
     }
@@ -214,7 +222,6 @@ impl Mailbox {
 
     /// The message `ticket` claims, once it has been sent.
     pub fn receive(&self, ticket: Ticket) -> Result<Message, String> {
-        let deadline = Instant::now() + self.timeout;
         let mut state = self.lock()?;
         let Some(&(route, index)) = state.tickets.get(&ticket) else {
             return Err(format!(
@@ -232,17 +239,20 @@ impl Mailbox {
                 return Ok(data);
             }
             let sent = queue.sent;
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(format!(
-                    "waited {:.1} s for message {} on {route}, but {sent} had been sent there: no device sent it (a missing send, a send on another channel or pair, or a deadlock)",
-                    self.timeout.as_secs_f64(),
-                    index + 1,
-                ));
-            }
+            let wait = match self.progress.patience() {
+                Patience::Wait(wait) => wait,
+                Patience::DeadlinePassed(deadline) => return Err(deadline_stop(deadline)),
+                Patience::Stalled => {
+                    return Err(format!(
+                        "every unfinished device waits and none has moved for {:.1} s, and message {} on {route} never came ({sent} had been sent there): no device sent it (a missing send, a send on another channel or pair, or a deadlock)",
+                        self.progress.timeout().as_secs_f64(),
+                        index + 1,
+                    ));
+                }
+            };
             state = self
                 .arrived
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, wait)
                 .map_err(|_| "the mailbox's lock was poisoned".to_string())?
                 .0;
         }
@@ -282,6 +292,7 @@ pub fn parse_source_target_pairs(text: &str) -> Option<Vec<(i64, i64)>> {
 mod tests {
     use super::*;
     use crate::tensor::Tensor;
+    use std::time::Duration;
 
     fn scalar(value: u8) -> Value {
         Value::Tensor(Tensor::new(
@@ -295,9 +306,17 @@ mod tests {
         value.as_tensor().expect("an array").bytes[0]
     }
 
+    /// A mailbox for one device that gives up `timeout` after the device
+    /// begins to wait (as a recv-done tells the tracker).
+    fn waiting_mailbox(timeout: Duration) -> Mailbox {
+        let progress = Arc::new(Progress::new(1, |_| true, timeout));
+        progress.wait_begins(0, "a recv-done".into());
+        Mailbox::new(progress)
+    }
+
     #[test]
     fn a_route_delivers_in_send_order_to_receives_in_post_order() {
-        let mailbox = Mailbox::new(Duration::from_secs(1));
+        let mailbox = waiting_mailbox(Duration::from_secs(1));
         let route = Route::Channel(1);
         let first = mailbox.post_receive(route).unwrap();
         let second = mailbox.post_receive(route).unwrap();
@@ -311,7 +330,7 @@ mod tests {
 
     #[test]
     fn routes_are_apart() {
-        let mailbox = Mailbox::new(Duration::from_millis(50));
+        let mailbox = waiting_mailbox(Duration::from_millis(50));
         let to_one = Route::Pair {
             channel: 1,
             source: 0,
@@ -335,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_receive_waits_for_a_send_from_another_thread() {
-        let mailbox = std::sync::Arc::new(Mailbox::new(Duration::from_secs(5)));
+        let mailbox = Arc::new(waiting_mailbox(Duration::from_secs(5)));
         let ticket = mailbox.post_receive(Route::Channel(3)).unwrap();
         let sender = {
             let mailbox = mailbox.clone();
@@ -352,7 +371,7 @@ mod tests {
 
     #[test]
     fn an_abort_wakes_a_waiting_receive() {
-        let mailbox = std::sync::Arc::new(Mailbox::new(Duration::from_secs(30)));
+        let mailbox = Arc::new(waiting_mailbox(Duration::from_secs(30)));
         let ticket = mailbox.post_receive(Route::Channel(1)).unwrap();
         let aborter = {
             let mailbox = mailbox.clone();

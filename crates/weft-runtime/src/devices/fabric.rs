@@ -13,9 +13,14 @@
 //! target waits only for its own source ([`Fabric::collect`]), so a ring of
 //! permutes couples neighbours, not every device, as on a real fabric.
 //!
-//! Faults are outcomes: a member that does not arrive within the timeout ends
-//! the wait with an error naming the instance and the devices still missing,
-//! and a device that fails aborts the fabric so no other device waits for it.
+//! Faults are outcomes: when every unfinished device waits and nothing has
+//! moved for the timeout ([`super::progress`]), the wait ends with an error
+//! naming the instance, the devices still missing and what every device is
+//! doing; and a device that fails aborts the fabric so no other device waits
+//! for it. A device that computes keeps the others waiting as long as it
+//! computes (the run's deadline still ends the wait). The fabric owns the
+//! run's [`Progress`] tracker and tells it of every arrival, departure and
+//! delivery.
 //!
 //! A grid may span several processes ("ranks", [`super::remote`]): then each
 //! rank has a fabric of its own for its block of devices, and the fabric
@@ -31,6 +36,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::groups::DeviceId;
+use super::progress::{Patience, Progress, Waited, deadline_stop};
 use super::remote::{ON_ANOTHER_RANK, Remote};
 use crate::tensor::Value;
 
@@ -127,9 +133,6 @@ struct State {
     mailboxes: HashMap<Mail, Delivered>,
     /// Why the run stopped, once a device has failed.
     aborted: Option<String>,
-    /// What each device is waiting at right now (by flattened id), for the
-    /// report when a rendezvous never completes.
-    waiting: std::collections::BTreeMap<usize, String>,
 }
 
 /// The rendezvous point of every collective of a run.
@@ -140,16 +143,21 @@ pub struct Fabric {
     grid: super::groups::Grid,
     /// The other ranks, when the grid spans several.
     remote: Option<Arc<dyn Remote>>,
+    /// What each of this rank's devices is doing, and when anything last
+    /// moved: it decides when a wait gives up.
+    progress: Arc<Progress>,
 }
 
 impl Fabric {
-    /// A fabric for `grid` whose rendezvous give up after `timeout`.
+    /// A fabric for `grid` whose rendezvous give up once every device has
+    /// been blocked, with nothing moving, for `timeout`.
     pub fn new(timeout: Duration, grid: super::groups::Grid) -> Fabric {
         Fabric::with_remote(timeout, grid, None)
     }
 
     /// A fabric for this rank's devices of `grid`, which reaches the other
-    /// ranks' devices through `remote`.
+    /// ranks' devices through `remote`. Its timeout is at least
+    /// [`SHORTEST_TIMEOUT_ACROSS_RANKS`](super::progress::SHORTEST_TIMEOUT_ACROSS_RANKS).
     pub fn spanning_ranks(
         timeout: Duration,
         grid: super::groups::Grid,
@@ -163,18 +171,32 @@ impl Fabric {
         grid: super::groups::Grid,
         remote: Option<Arc<dyn Remote>>,
     ) -> Fabric {
+        let progress = match &remote {
+            None => Progress::new(grid.len(), |_| true, timeout),
+            Some(remote) => Progress::new(
+                grid.len(),
+                |id| remote.is_local(id),
+                timeout.max(super::progress::SHORTEST_TIMEOUT_ACROSS_RANKS),
+            ),
+        };
         Fabric {
             state: Mutex::new(State {
                 slots: HashMap::new(),
                 mailboxes: HashMap::new(),
                 aborted: None,
-                waiting: std::collections::BTreeMap::new(),
             }),
             changed: Condvar::new(),
             timeout,
             grid,
             remote,
+            progress: Arc::new(progress),
         }
+    }
+
+    /// The run's progress tracker, which the mailbox and the device threads
+    /// share.
+    pub fn progress(&self) -> &Arc<Progress> {
+        &self.progress
     }
 
     /// Whether device `device` (a flattened id) runs on this rank.
@@ -184,26 +206,26 @@ impl Fabric {
             .is_none_or(|remote| remote.is_local(device))
     }
 
-    /// How long a rendezvous waits for the rest of its group.
+    /// The run's timeout as given: how long nothing may move, with every
+    /// device blocked, before a wait gives up (across ranks the tracker's
+    /// may be longer, [`Progress::timeout`]).
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
 
-    /// Every device's state: where it waits, or that it is not in a
-    /// collective (computing, or finished).
-    fn report(&self, state: &State) -> String {
+    /// Every device's state: computing, where it waits, or finished; for a
+    /// device on another rank, which rank.
+    fn report(&self) -> String {
         (0..self.grid.len())
             .map(|id| {
                 let device = self.grid.device(id);
-                let doing = match (&self.remote, state.waiting.get(&id)) {
+                let doing = match (&self.remote, self.progress.describe(id)) {
                     (Some(remote), _) if !remote.is_local(id) => format!(
                         "{ON_ANOTHER_RANK} {} (its state is in that rank's report)",
                         remote.placement().rank_of(id)
                     ),
-                    (_, Some(w)) => format!("waits at {w}"),
-                    (_, None) => {
-                        "is not waiting for another device (computing or finished)".to_string()
-                    }
+                    (_, Some(doing)) => doing,
+                    (_, None) => "is not known to this process".to_string(),
                 };
                 format!(
                     "  device {id} (replica {}, partition {}) {doing}",
@@ -215,26 +237,27 @@ impl Fabric {
     }
 
     /// Records that `device` waits at `what` outside a rendezvous (a
-    /// recv-done), so a timeout anywhere reports it.
+    /// recv-done), so the tracker counts it blocked and a report shows it.
     pub(crate) fn note_waiting(&self, device: usize, what: String) {
-        if let Ok(mut state) = self.state.lock() {
-            state.waiting.insert(device, what);
-        }
+        self.progress.wait_begins(device, what);
     }
 
-    /// `device` no longer waits (see [`Fabric::note_waiting`]).
+    /// `device` received what it waited for (see [`Fabric::note_waiting`]).
     pub(crate) fn done_waiting(&self, device: usize) {
-        if let Ok(mut state) = self.state.lock() {
-            state.waiting.remove(&device);
-        }
+        self.progress.wait_ends(device, Waited::Message);
     }
 
     /// Every device's state now, as a timeout reports it.
     pub(crate) fn device_states(&self) -> String {
-        match self.state.lock() {
-            Ok(state) => self.report(&state),
-            Err(_) => "  (the fabric's lock was poisoned)".to_string(),
-        }
+        self.report()
+    }
+
+    /// The words of a stalled wait: how long nothing moved.
+    fn stalled(&self) -> String {
+        format!(
+            "every unfinished device waits and none has moved for {:.1} s",
+            self.progress.timeout().as_secs_f64()
+        )
     }
 
     /// Deposits `contribution` as member `position` of `group` in the
@@ -251,7 +274,6 @@ impl Fabric {
         arrival: Duration,
         what: &str,
     ) -> Result<Exchanged, String> {
-        let deadline = Instant::now() + self.timeout;
         let me = self.grid.id(group[position]);
         // Members on this rank: they alone read the slot and share its fold.
         let (fold_member, fold_members) = match &self.remote {
@@ -274,9 +296,8 @@ impl Fabric {
             .state
             .lock()
             .map_err(|_| "the fabric's lock was poisoned".to_string())?;
-        state
-            .waiting
-            .insert(me, format!("{what} (instance {})", key.occurrence));
+        self.progress
+            .wait_begins(me, format!("{what} (instance {})", key.occurrence));
         let slot = state
             .slots
             .entry(key.clone())
@@ -315,34 +336,36 @@ impl Fabric {
                 if slot.readers_left == 0 {
                     state.slots.remove(&key);
                 }
-                state.waiting.remove(&me);
+                self.progress.wait_ends(me, Waited::Collective);
                 return Ok(exchanged);
             }
-            let now = Instant::now();
-            if now >= deadline {
-                let missing: Vec<String> = slot
-                    .contributions
-                    .iter()
-                    .zip(group)
-                    .filter(|(c, _)| c.is_none())
-                    .map(|(_, d)| self.grid.id(*d).to_string())
-                    .collect();
-                let message = format!(
-                    "waited {:.1} s for device(s) {} of its group (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
-                    self.timeout.as_secs_f64(),
-                    missing.join(", "),
-                    key.occurrence,
-                    super::EVERY_DEVICE,
-                    self.report(&state)
-                );
-                // The device keeps its waiting entry: every report of this
-                // deadlock shows the same state, whichever device gives up
-                // first.
-                return Err(message);
-            }
+            let wait = match self.progress.patience() {
+                Patience::Wait(wait) => wait,
+                Patience::DeadlinePassed(deadline) => return Err(deadline_stop(deadline)),
+                Patience::Stalled => {
+                    let missing: Vec<String> = slot
+                        .contributions
+                        .iter()
+                        .zip(group)
+                        .filter(|(c, _)| c.is_none())
+                        .map(|(_, d)| self.grid.id(*d).to_string())
+                        .collect();
+                    // The device stays waiting in the tracker: every report
+                    // of this deadlock shows the same state, whichever
+                    // device gives up first.
+                    return Err(format!(
+                        "{}, and device(s) {} of its group never came (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
+                        self.stalled(),
+                        missing.join(", "),
+                        key.occurrence,
+                        super::EVERY_DEVICE,
+                        self.report()
+                    ));
+                }
+            };
             state = self
                 .changed
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, wait)
                 .map_err(|_| "the fabric's lock was poisoned".to_string())?
                 .0;
         }
@@ -383,6 +406,7 @@ impl Fabric {
         }
         slot.contributions[position] = Some(Arc::new(contribution));
         slot.arrivals[position] = arrival;
+        self.progress.delivered();
         self.changed.notify_all();
         Ok(())
     }
@@ -436,6 +460,7 @@ impl Fabric {
                 clock,
             },
         );
+        self.progress.delivered();
         self.changed.notify_all();
     }
 
@@ -448,12 +473,11 @@ impl Fabric {
         target: usize,
         what: &str,
     ) -> Result<Delivered, String> {
-        let deadline = Instant::now() + self.timeout;
         let mut state = self
             .state
             .lock()
             .map_err(|_| "the fabric's lock was poisoned".to_string())?;
-        state.waiting.insert(
+        self.progress.wait_begins(
             target,
             format!(
                 "{what} (instance {}) for the data of device {source}",
@@ -470,22 +494,25 @@ impl Fabric {
                 return Err(format!("stopped because {reason}"));
             }
             if let Some(delivered) = state.mailboxes.remove(&mail) {
-                state.waiting.remove(&target);
+                self.progress.wait_ends(target, Waited::Collective);
                 return Ok(delivered);
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(format!(
-                    "waited {:.1} s for the data of device {source} (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
-                    self.timeout.as_secs_f64(),
-                    mail.key.occurrence,
-                    super::EVERY_DEVICE,
-                    self.report(&state)
-                ));
-            }
+            let wait = match self.progress.patience() {
+                Patience::Wait(wait) => wait,
+                Patience::DeadlinePassed(deadline) => return Err(deadline_stop(deadline)),
+                Patience::Stalled => {
+                    return Err(format!(
+                        "{}, and the data of device {source} never came (instance {}); a deadlock or a collective the devices do not agree on.{}\n{}",
+                        self.stalled(),
+                        mail.key.occurrence,
+                        super::EVERY_DEVICE,
+                        self.report()
+                    ));
+                }
+            };
             state = self
                 .changed
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, wait)
                 .map_err(|_| "the fabric's lock was poisoned".to_string())?
                 .0;
         }
@@ -500,6 +527,7 @@ impl Fabric {
 
     /// Stops every rendezvous: a device failed with `reason`.
     pub fn abort(&self, reason: String) {
+        self.progress.freeze();
         if let Ok(mut state) = self.state.lock() {
             state.aborted.get_or_insert(reason);
         }

@@ -3,7 +3,10 @@
 //! collectives meet on a shared [`Fabric`](fabric::Fabric).
 //!
 //! - [`groups`]: which devices a collective talks to;
-//! - [`fabric`]: the rendezvous of each collective instance, with timeouts;
+//! - [`fabric`]: the rendezvous of each collective instance;
+//! - [`progress`]: what each device is doing, which decides when a wait is
+//!   hopeless (every device blocked, nothing moving for the timeout) and
+//!   feeds a progress display ([`progress::Watch`]);
 //! - [`collectives`]: what each collective computes from its group's data;
 //! - [`channels`]: the mailbox pairing each `send` with a `recv`;
 //! - [`feeds`]: the values `infeed` takes;
@@ -27,6 +30,7 @@ pub mod fabric;
 pub mod feeds;
 pub mod groups;
 mod priority;
+pub mod progress;
 mod ragged;
 pub mod remote;
 pub mod sharding;
@@ -53,6 +57,9 @@ pub(crate) const EVERY_DEVICE: &str = " Every device:";
 /// How the error of a recv-done that waited out the timeout begins; the run's
 /// report then lists what every device waits at, whichever gave up first.
 pub(crate) const NO_MESSAGE: &str = "no message arrived";
+
+/// How the error of a run whose collectives stalled begins.
+const STALLED: &str = "the run stalled";
 
 /// What a device knows about its place in the run.
 #[derive(Clone)]
@@ -93,7 +100,9 @@ pub use weft_cost::Link;
 /// How a multi-device run behaves.
 #[derive(Clone, Debug)]
 pub struct GridOptions {
-    /// How long a device waits at a collective for the rest of its group.
+    /// How long every unfinished device may wait, with nothing moving,
+    /// before the run stops as a deadlock ([`progress`]). A device that
+    /// computes keeps the others waiting as long as it computes.
     pub timeout: Duration,
     /// Resource limits of each device.
     pub limits: Limits,
@@ -124,14 +133,27 @@ pub fn run_grid(
     arguments: Vec<Vec<Value>>,
     options: GridOptions,
 ) -> Result<Vec<Evaluation>, RunError> {
+    run_grid_watched(module, grid, arguments, options, &progress::Watch::new())
+}
+
+/// [`run_grid`], with `watch` following the run's progress while it runs
+/// (for a progress display on another thread).
+pub fn run_grid_watched(
+    module: &Module,
+    grid: Grid,
+    arguments: Vec<Vec<Value>>,
+    options: GridOptions,
+    watch: &progress::Watch,
+) -> Result<Vec<Evaluation>, RunError> {
     let entry = entry_of(module)?;
-    run_grid_programs(
+    run_programs_here(
         module,
         grid,
         vec![entry; grid.len()],
         arguments,
         feeds::InfeedQueues::default(),
         options,
+        watch,
     )
 }
 
@@ -156,9 +178,31 @@ pub fn run_grid_programs(
     infeed: feeds::InfeedQueues,
     options: GridOptions,
 ) -> Result<Vec<Evaluation>, RunError> {
+    run_programs_here(
+        module,
+        grid,
+        entries,
+        arguments,
+        infeed,
+        options,
+        &progress::Watch::new(),
+    )
+}
+
+/// [`run_grid_programs`], followed by `watch`.
+fn run_programs_here(
+    module: &Module,
+    grid: Grid,
+    entries: Vec<Comp>,
+    arguments: Vec<Vec<Value>>,
+    infeed: feeds::InfeedQueues,
+    options: GridOptions,
+    watch: &progress::Watch,
+) -> Result<Vec<Evaluation>, RunError> {
     check_counts(grid, &entries, &arguments)?;
     let fabric = Arc::new(fabric::Fabric::new(options.timeout, grid));
-    let mailbox = Arc::new(channels::Mailbox::new(options.timeout));
+    let mailbox = Arc::new(channels::Mailbox::new(fabric.progress().clone()));
+    watch.follow(fabric.progress().clone());
     let devices = RankDevices {
         local: 0..grid.len(),
         remote: None,
@@ -181,8 +225,28 @@ pub fn run_grid_on_ranks(
     options: GridOptions,
     cluster: &Arc<remote::Cluster>,
 ) -> Result<Option<Vec<Evaluation>>, RunError> {
+    run_grid_on_ranks_watched(
+        module,
+        grid,
+        arguments,
+        options,
+        cluster,
+        &progress::Watch::new(),
+    )
+}
+
+/// [`run_grid_on_ranks`], with `watch` following the progress of this
+/// rank's devices while they run.
+pub fn run_grid_on_ranks_watched(
+    module: &Module,
+    grid: Grid,
+    arguments: Vec<Vec<Value>>,
+    options: GridOptions,
+    cluster: &Arc<remote::Cluster>,
+    watch: &progress::Watch,
+) -> Result<Option<Vec<Evaluation>>, RunError> {
     let entry = entry_of(module)?;
-    run_grid_programs_on_ranks(
+    run_programs_on_ranks(
         module,
         grid,
         vec![entry; grid.len()],
@@ -190,6 +254,7 @@ pub fn run_grid_on_ranks(
         feeds::InfeedQueues::default(),
         options,
         cluster,
+        watch,
     )
 }
 
@@ -205,6 +270,30 @@ pub fn run_grid_programs_on_ranks(
     options: GridOptions,
     cluster: &Arc<remote::Cluster>,
 ) -> Result<Option<Vec<Evaluation>>, RunError> {
+    run_programs_on_ranks(
+        module,
+        grid,
+        entries,
+        arguments,
+        infeed,
+        options,
+        cluster,
+        &progress::Watch::new(),
+    )
+}
+
+/// [`run_grid_programs_on_ranks`], followed by `watch`.
+#[allow(clippy::too_many_arguments)]
+fn run_programs_on_ranks(
+    module: &Module,
+    grid: Grid,
+    entries: Vec<Comp>,
+    arguments: Vec<Vec<Value>>,
+    infeed: feeds::InfeedQueues,
+    options: GridOptions,
+    cluster: &Arc<remote::Cluster>,
+    watch: &progress::Watch,
+) -> Result<Option<Vec<Evaluation>>, RunError> {
     let failure = |message: String| RunError {
         instruction: None,
         instr: None,
@@ -213,7 +302,8 @@ pub fn run_grid_programs_on_ranks(
     check_counts(grid, &entries, &arguments)?;
     let placement = transport::Placement::new(grid.len(), cluster.ranks()).map_err(failure)?;
     if cluster.ranks() == 1 {
-        return run_grid_programs(module, grid, entries, arguments, infeed, options).map(Some);
+        return run_programs_here(module, grid, entries, arguments, infeed, options, watch)
+            .map(Some);
     }
     if infeed.has_shared() {
         return Err(failure(
@@ -229,9 +319,10 @@ pub fn run_grid_programs_on_ranks(
         remote.clone(),
     ));
     let mailbox = Arc::new(channels::Mailbox::spanning_ranks(
-        options.timeout,
+        fabric.progress().clone(),
         remote.clone(),
     ));
+    watch.follow(fabric.progress().clone());
     cluster.attach(run, fabric.clone(), mailbox.clone());
     // Generous: another rank may still be reading its inputs; a rank that
     // failed says so at once (it leaves), so this bounds only a hung one.
@@ -260,23 +351,31 @@ pub fn run_grid_programs_on_ranks(
 /// When a device stopped at the run's deadline, one error saying where
 /// every device was: computing (at which instruction, in which loop
 /// iterations), waiting at a collective for its group, finished, or failed.
+/// A device whose wait the deadline ended reads `stopped because the run
+/// passed its deadline …` ([`progress::deadline_stop`]): it was waiting.
 fn deadline_report(outcomes: &[(usize, Result<Evaluation, RunError>)]) -> Option<RunError> {
-    let passed = |e: &RunError| e.message.starts_with(crate::evaluate::DEADLINE_PASSED);
-    let first = outcomes
-        .iter()
-        .find_map(|(_, o)| o.as_ref().err().filter(|e| passed(e)))?;
-    let headline = first
-        .message
-        .split(" here")
-        .next()
-        .unwrap_or(&first.message);
+    let computing = |e: &RunError| e.message.starts_with(crate::evaluate::DEADLINE_PASSED);
+    let stop = format!("stopped because {}", crate::evaluate::DEADLINE_PASSED);
+    let errors = || outcomes.iter().filter_map(|(_, o)| o.as_ref().err());
+    let headline = match errors().find(|e| computing(e)) {
+        Some(first) => first
+            .message
+            .split(" here")
+            .next()
+            .unwrap_or(&first.message),
+        None => {
+            let waiting = errors().find(|e| e.message.contains(&stop))?;
+            let at = waiting.message.find(&stop)? + "stopped because ".len();
+            &waiting.message[at..]
+        }
+    };
     let mut message = format!("{headline}; where each device was:");
     for (index, outcome) in outcomes {
         let line = match outcome {
             Ok(_) => "finished".to_string(),
             Err(e) => {
                 let at = e.instruction.as_deref().unwrap_or("its entry computation");
-                if passed(e) {
+                if computing(e) {
                     let within = e.message.split_once(" here").map_or("", |(_, rest)| rest);
                     format!("computing at {at}{within}")
                 } else if e.message.contains("stopped because") {
@@ -332,6 +431,7 @@ fn run_devices(
     devices: RankDevices,
 ) -> Result<Vec<Evaluation>, RunError> {
     let RankDevices { local, remote } = devices;
+    let tracker = fabric.progress().clone();
     let infeed = Arc::new(feeds::Infeed::new(infeed));
     // Every thread (compute and stream) waits at the start line until all
     // exist, and the run's clock starts when they leave it: spawning threads
@@ -377,6 +477,7 @@ fn run_devices(
                 let stream_handle = std::thread::Builder::new()
                     .name(format!("device {index} async stream"))
                     .spawn_scoped(scope, move || {
+                        progress::enter_lane(index, progress::Lane::Stream);
                         stream_context.origin = stream_start();
                         stream::run_stream(module, options.limits, stream_context, stream_jobs)
                     })
@@ -384,11 +485,14 @@ fn run_devices(
                 let fabric = fabric.clone();
                 let mailbox = mailbox.clone();
                 let remote = remote.clone();
+                let tracker = tracker.clone();
                 let thread = std::thread::Builder::new()
                     .name(format!("device {index}"))
                     .spawn_scoped(scope, move || {
                         priority::lower_for_compute();
+                        progress::enter_lane(index, progress::Lane::Compute);
                         let origin = device_start();
+                        tracker.start(origin, options.limits.deadline);
                         context.origin = origin;
                         let outcome = crate::evaluate::run_on_device(
                             module,
@@ -412,6 +516,7 @@ fn run_devices(
                         // The compute thread's end closes the stream's queue;
                         // the stream's timeline joins the device's.
                         let stream = stream_handle.join().ok();
+                        tracker.finish(index, outcome.is_err());
                         outcome.map(|mut evaluation| {
                             let compute_end = evaluation.timeline.finished;
                             if let Some(stream) = stream {
@@ -484,13 +589,13 @@ fn run_devices(
                 instr: None,
                 message: if error.message.starts_with(NO_MESSAGE) {
                     format!(
-                        "{NO_MESSAGE} within {:.1} s: a deadlock, or a recv whose send never happens (missing, or on another channel or pair).{EVERY_DEVICE}{states}",
-                        options.timeout.as_secs_f64()
+                        "{NO_MESSAGE}: for {:.1} s every unfinished device has waited and none has moved; a deadlock, or a recv whose send never happens (missing, or on another channel or pair).{EVERY_DEVICE}{states}",
+                        tracker.timeout().as_secs_f64()
                     )
                 } else {
                     format!(
-                        "no collective completed within {:.1} s: a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
-                        options.timeout.as_secs_f64()
+                        "{STALLED}: for {:.1} s every unfinished device has waited and none has moved; a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
+                        tracker.timeout().as_secs_f64()
                     )
                 },
             })

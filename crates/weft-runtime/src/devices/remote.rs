@@ -34,8 +34,17 @@
 //!   leaves, so a rank that died (killed, crashed) is noticed where another
 //!   waits for it — at the start line and at the end of a run — once it has
 //!   been silent for the run's collective timeout, and the run fails naming
-//!   it. (A device waiting for its contribution meanwhile stops at the
-//!   collective timeout, as for any collective that never completes.)
+//!   it. (A device waiting for its contribution meanwhile stops once
+//!   nothing has moved for the timeout, as at any collective that never
+//!   completes.)
+//! - a rank cannot see another rank's devices, so with each heartbeat during
+//!   a run it also reports how many moves its devices made and whether one
+//!   of them is busy ([`kind::PROGRESS`], see [`super::progress`]). The
+//!   other ranks count a report showing a move or a busy device as a move:
+//!   a device computing on one rank keeps every rank's waiters patient, and
+//!   a wait gives up only when every rank's devices have been blocked, and
+//!   no report has shown a move, for the timeout (at least
+//!   [`super::progress::SHORTEST_TIMEOUT_ACROSS_RANKS`]).
 //!
 //! Limits: a whole-channel send/recv route (no source-target pairs) pairs
 //! sends and receives in arrival order across the grid, which has no
@@ -49,6 +58,7 @@ use std::time::{Duration, Instant};
 
 use super::channels::{Mailbox, Route};
 use super::fabric::{Fabric, Key};
+use super::progress::PeerReport;
 use super::transport::{Placement, Transport};
 use super::wire::{Reader, WIRE_VERSION, Writer, check_version};
 use crate::evaluate::{Evaluation, RunError};
@@ -120,6 +130,9 @@ pub mod kind {
     pub const DEPARTED: u8 = 8;
     /// A rank is alive (sent every [`super::HEARTBEAT_PERIOD`]).
     pub const ALIVE: u8 = 9;
+    /// A rank's devices' progress in the run under way (sent with each
+    /// heartbeat during a run).
+    pub const PROGRESS: u8 = 10;
 }
 
 /// How often a rank tells the others it is alive.
@@ -161,6 +174,7 @@ enum Message {
     Verdict(Result<(), RunError>),
     Departed,
     Alive,
+    Progress(PeerReport),
 }
 
 /// The header every message begins with: version, kind, run.
@@ -184,6 +198,16 @@ fn read_key(reader: &mut Reader<'_>) -> Result<Key, String> {
         occurrence: reader.u64("an instance's occurrence")?,
         group: reader.usize("an instance's group")?,
     })
+}
+
+/// The [`kind::PROGRESS`] message of `run`: what `fabric`'s tracker has
+/// seen of this rank's devices.
+fn progress_message(run: u64, fabric: &Fabric) -> Vec<u8> {
+    let report = fabric.progress().peer_report();
+    let mut writer = header(kind::PROGRESS, run, 9);
+    writer.u64(report.moves);
+    writer.u8(u8::from(report.busy));
+    writer.finish()
 }
 
 /// A rough size of `value`'s encoding, to allocate a message once.
@@ -263,6 +287,10 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
         }),
         kind::DEPARTED => Message::Departed,
         kind::ALIVE => Message::Alive,
+        kind::PROGRESS => Message::Progress(PeerReport {
+            moves: reader.u64("a move count")?,
+            busy: reader.u8("a busy flag")? != 0,
+        }),
         other => return Err(format!("unknown message kind {other}")),
     };
     reader.finish()?;
@@ -321,7 +349,8 @@ impl Endpoint {
             | Message::Outcome(_)
             | Message::Verdict(_)
             | Message::Departed
-            | Message::Alive => Ok(()),
+            | Message::Alive
+            | Message::Progress(_) => Ok(()),
         };
         if let Err(reason) = outcome {
             self.abort(reason);
@@ -399,10 +428,20 @@ impl Cluster {
                     let Some(cluster) = heartbeat.upgrade() else {
                         return;
                     };
-                    if cluster.lock().left {
-                        return;
-                    }
+                    let progress = {
+                        let state = cluster.lock();
+                        if state.left {
+                            return;
+                        }
+                        state
+                            .current
+                            .as_ref()
+                            .map(|current| progress_message(current.run, &current.fabric))
+                    };
                     cluster.broadcast(&alive);
+                    if let Some(progress) = progress {
+                        cluster.broadcast(&progress);
+                    }
                 }
             });
         cluster
@@ -471,6 +510,13 @@ impl Cluster {
                 state.verdicts.insert(run, verdict);
             }
             Message::Alive => {}
+            // Only the run under way cares; a report of another run is
+            // stale or early, and the next one comes a heartbeat later.
+            Message::Progress(report) => {
+                if let Some(current) = state.current.as_ref().filter(|c| c.run == run) {
+                    current.fabric.progress().peer_reported(from, report);
+                }
+            }
             Message::Departed => {
                 state.departed.insert(from);
                 if let Some(current) = &state.current {
@@ -990,24 +1036,47 @@ mod tests {
     }
 
     #[test]
+    fn a_progress_report_round_trips() {
+        let fabric = Fabric::new(
+            Duration::from_secs(1),
+            super::super::Grid {
+                replicas: 1,
+                partitions: 2,
+            },
+        );
+        fabric.progress().finish(1, false);
+        let (run, message) = decode(&progress_message(4, &fabric)).unwrap();
+        assert_eq!(run, 4);
+        let Message::Progress(report) = message else {
+            panic!("a progress report");
+        };
+        // Device 0 has not started waiting: it is busy.
+        assert_eq!(
+            report,
+            PeerReport {
+                moves: 1,
+                busy: true
+            }
+        );
+    }
+
+    #[test]
     fn a_deadlock_report_takes_each_device_line_from_its_rank() {
         let here = format!(
-            "no collective completed.{}\n  device 0 (replica 0, partition 0) waits at x\n  device 1 (replica 0, partition 1) {ON_ANOTHER_RANK} 1",
+            "the run stalled.{}\n  device 0 (replica 0, partition 0) waits at x\n  device 1 (replica 0, partition 1) {ON_ANOTHER_RANK} 1",
             super::super::EVERY_DEVICE
         );
         let there = RunError {
             instruction: None,
             instr: None,
             message: format!(
-                "waited.{}\n  device 0 (replica 0, partition 0) {ON_ANOTHER_RANK} 0\n  device 1 (replica 0, partition 1) is not waiting for another device",
+                "waited.{}\n  device 0 (replica 0, partition 0) {ON_ANOTHER_RANK} 0\n  device 1 (replica 0, partition 1) finished",
                 super::super::EVERY_DEVICE
             ),
         };
         let merged = merge_device_reports(&here, &[there]);
         assert!(merged.contains("device 0 (replica 0, partition 0) waits at x"));
-        assert!(
-            merged.contains("device 1 (replica 0, partition 1) is not waiting for another device")
-        );
+        assert!(merged.contains("device 1 (replica 0, partition 1) finished"));
         assert!(!merged.contains(ON_ANOTHER_RANK), "{merged}");
     }
 }

@@ -430,7 +430,12 @@ impl Evaluator<'_> {
                 // hide: from the wait to the moment the result was ready
                 // (not to the moment this thread got a core again).
                 let waited = self.now();
+                // Blocked only while the stream waits too (see devices::progress).
+                let at_done = crate::devices::progress::AtDone::enter(self.device.as_ref(), || {
+                    self.error(instr, "").instruction.unwrap_or_default()
+                });
                 let (settled, ready) = pending.wait_timed();
+                drop(at_done);
                 let settled = settled.map_err(|message| {
                     self.error(instr, format!("its async operation failed: {message}"))
                 })?;
