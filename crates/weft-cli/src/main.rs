@@ -93,7 +93,7 @@ enum Command {
     /// DIR/outN.npy (reassembled by the results' shardings, see
     /// --out-sharding) or DIR/outN.shards.npy. Exit status 1 with the failing
     /// instruction named on any error.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Run a StableHLO test file as `stablehlo-translate --interpret
     /// -split-input-file` does.
     ///
