@@ -348,3 +348,36 @@ fn a_rank_that_dies_ends_the_others_with_an_error_naming_it() {
     );
     assert!(stderr.contains("its process died, or hangs"), "{stderr}");
 }
+
+/// Virtual time crosses ranks with the data: every device's figures on 2
+/// ranks are those of one process, to the nanosecond.
+#[test]
+fn virtual_time_is_identical_on_ranks() {
+    let Some(flags) = launcher() else {
+        eprintln!("skipped: no mpirun");
+        return;
+    };
+    let program = example("dp_train_step.hlo");
+    let program = program.display().to_string();
+    let arguments = [
+        program.as_str(),
+        "--link-bandwidth",
+        "2",
+        "--timing",
+        "virtual",
+        "--profile",
+        "cpu-reference",
+        "--format",
+        "json",
+    ];
+    let figures = |stdout: &str| {
+        let summary: serde_json::Value = serde_json::from_str(stdout).expect("a JSON summary");
+        (
+            summary["step_time_ms"].to_string(),
+            summary["per_device"].to_string(),
+        )
+    };
+    let single = figures(&succeeded("weft run", &alone(&arguments)));
+    let ranks = figures(&succeeded("mpirun -n 2", &mpirun(&flags, 2, &arguments)));
+    assert_eq!(ranks, single);
+}
