@@ -131,15 +131,18 @@ impl Work {
         self
     }
 
-    /// The work of combining `contributions` arrays of `elements` elements
-    /// of `elem` into one (an all-reduce's or reduce-scatter's reduction):
-    /// one vector operation per element and extra contribution, reading
-    /// every contribution and writing the result.
+    /// One member's share of reducing `contributions` arrays of `elements`
+    /// elements of `elem` into one (an all-reduce's, reduce-scatter's or
+    /// collective-reduce's combine): as in a ring all-reduce, and as weft's
+    /// members share the fold, each member reduces `1/n` of the elements
+    /// over the `n` contributions — `(n−1)/n · elements` vector operations,
+    /// reading `n` slices of `1/n` and writing one.
     pub fn reduction(elem: ElementType, elements: f64, contributions: usize) -> Work {
+        let members = contributions.max(1) as f64;
         let mut work = Work::FREE;
-        let extra = contributions.saturating_sub(1) as f64;
-        work.vector[NumberClass::of(elem).index()] = elements * extra * complex_factor(elem);
-        work.bytes = elements * element_bytes(elem) * (contributions as f64 + 1.0);
+        work.vector[NumberClass::of(elem).index()] =
+            elements * (members - 1.0) / members * complex_factor(elem);
+        work.bytes = elements * element_bytes(elem) * (members + 1.0) / members;
         work.launches = 1.0;
         work
     }
@@ -529,6 +532,13 @@ mod tests {
             "HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n  u = f32[10] parameter(1)\n  i = s32[] parameter(2)\n  ROOT d = f32[1000] dynamic-update-slice(a, u, i)\n}\n",
         );
         assert_eq!(work.bytes, 80.0);
+    }
+
+    #[test]
+    fn a_member_reduces_its_share() {
+        let work = Work::reduction(ElementType::F32, 800.0, 8);
+        assert_eq!(work.vector[NumberClass::F32.index()], 700.0);
+        assert_eq!(work.bytes, 800.0 * 4.0 * 9.0 / 8.0);
     }
 
     #[test]
