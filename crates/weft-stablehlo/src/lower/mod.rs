@@ -547,31 +547,14 @@ impl<'b> Lowering<'b> {
     }
 }
 
-/// `@main`, else the only public function, else the only function.
+/// The entry function ([`Body::entry_function`]).
 fn entry_function(body: &Body) -> LowerResult<Op> {
-    let functions = body.functions();
-    if let Some(&main) = functions
-        .iter()
-        .find(|&&f| body.symbol_name(f) == Some("main"))
-    {
-        return Ok(main);
-    }
-    let public: Vec<Op> = functions
-        .iter()
-        .copied()
-        .filter(|&f| {
-            body.attribute(f, "sym_visibility")
-                .and_then(Attribute::as_str)
-                .is_none_or(|v| v == "public")
-        })
-        .collect();
-    match (public.as_slice(), functions.as_slice()) {
-        ([only], _) | (_, [only]) => Ok(*only),
-        _ => Err(Box::new(
+    body.entry_function().ok_or_else(|| {
+        Box::new(
             Diagnostic::error(Span::default(), "no entry function to lower")
                 .with_hint("name the entry function @main"),
-        )),
-    }
+        )
+    })
 }
 
 /// A lowering error located at `op` of `body`, naming it.
