@@ -18,7 +18,9 @@ pub enum Stage {
     Parse,
     /// The program does not verify.
     Verify,
-    /// The program has no HLO form (or its shapes are not known).
+    /// The program has no HLO form (or its shapes are not known), or its HLO
+    /// form does not verify (a rule the StableHLO verifier does not check
+    /// yet, reported at the op).
     Lower,
 }
 
@@ -75,6 +77,15 @@ pub fn lower(body: &Body, arguments: Option<&[ArrayLiteral]>) -> Result<Module, 
         None => crate::lower::lower(body),
     };
     lowered.map_err(|d| LoadError {
+        stage: Stage::Lower,
+        diagnostics: vec![*d],
+    })
+}
+
+/// Lowers a verified `body` without verifying the HLO module it makes (for
+/// `weft convert --no-verify`, to look at a lowering that does not verify).
+pub fn lower_unverified(body: &Body) -> Result<Module, LoadError> {
+    crate::lower::lower_unverified(body).map_err(|d| LoadError {
         stage: Stage::Lower,
         diagnostics: vec![*d],
     })

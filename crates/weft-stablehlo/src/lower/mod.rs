@@ -36,7 +36,12 @@
 //! Invariants of the result: every instruction has a name unique in the module
 //! and the default layout unless the op carried an `xla_shape`; callees come
 //! before their callers in the computation order; the module passes
-//! [`weft_ir::verify`](fn@weft_ir::verify) (the tests check it on every corpus program).
+//! [`weft_ir::verify`](fn@weft_ir::verify). That last one is checked, not
+//! assumed: StableHLO's verifier does not infer every op's shapes, so an op
+//! whose types disagree (an `add` of `tensor<2xf32>` and `tensor<3xf32>`)
+//! lowers to an instruction HLO's verifier rejects. Each instruction remembers
+//! the op it was lowered from, and such an error is reported at that op.
+//! (The tests check every corpus program.)
 
 mod boolean_bitcast;
 mod chlo;
@@ -56,6 +61,7 @@ mod testing;
 
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
+use weft_ir::entity::SecondaryMap;
 use weft_ir::literal::ArrayLiteral;
 use weft_ir::names::NameUniquer;
 use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
@@ -70,7 +76,7 @@ pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
 /// Lowers `body` to the HLO module each device runs. Its shapes must be
 /// static, or follow from constants (see `docs/dynamic-shapes.md`).
 pub fn lower(body: &Body) -> LowerResult<Module> {
-    lower_refined(body, None)
+    lower_with(body, None, true)
 }
 
 /// Lowers `body` for a run whose entry function takes `arguments`: the
@@ -78,10 +84,21 @@ pub fn lower(body: &Body) -> LowerResult<Module> {
 /// integer arguments fold with their values (`docs/dynamic-shapes.md`). The module is for
 /// these arguments: other shapes or shape-giving values need another lowering.
 pub fn lower_for_arguments(body: &Body, arguments: &[ArrayLiteral]) -> LowerResult<Module> {
-    lower_refined(body, Some(arguments))
+    lower_with(body, Some(arguments), true)
 }
 
-fn lower_refined(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult<Module> {
+/// Lowers `body` without verifying the result, to look at what the lowering
+/// makes of a program whose HLO form does not verify (`weft convert
+/// --no-verify`).
+pub fn lower_unverified(body: &Body) -> LowerResult<Module> {
+    lower_with(body, None, false)
+}
+
+fn lower_with(
+    body: &Body,
+    arguments: Option<&[ArrayLiteral]>,
+    verify: bool,
+) -> LowerResult<Module> {
     let entry_func = entry_function(body)?;
     let mut known_values = arguments
         .map(|arguments| refine::known_arguments(body, entry_func, arguments))
@@ -101,7 +118,62 @@ fn lower_refined(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult
     let entry = lowering.lower_function(entry_func, true)?;
     lowering.module.entry = Some(entry);
     lowering.finish(entry);
+    if verify && let Err(errors) = weft_ir::verify(&lowering.module) {
+        return Err(Box::new(unverified_error(
+            body,
+            &lowering.module,
+            &lowering.origins,
+            &errors,
+        )));
+    }
     Ok(lowering.module)
+}
+
+/// The first of `errors` (HLO verifier errors of the lowered `module`) as a
+/// diagnostic at the op its instruction was lowered from. The StableHLO
+/// verifier passed, so what HLO's verifier finds is a rule it does not check
+/// yet (most often an op's shapes), and the op is where to look.
+fn unverified_error(
+    body: &Body,
+    module: &Module,
+    origins: &SecondaryMap<Instr, Option<Op>>,
+    errors: &[weft_ir::verify::VerifyError],
+) -> Diagnostic {
+    let first = &errors[0];
+    let more = match errors.len() {
+        1 => String::new(),
+        2 => " (and 1 more error)".to_string(),
+        n => format!(" (and {} more errors)", n - 1),
+    };
+    let rule = first.rule.code();
+    let hint = first.instr.map_or_else(
+        || "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
+        |instr| {
+            format!(
+                "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
+                module.instr(instr).name
+            )
+        },
+    );
+    match first.instr.and_then(|i| *origins.get(i)) {
+        Some(op) => Diagnostic::error(
+            body.span(op).unwrap_or_default(),
+            format!(
+                "'{}' op is not valid: its HLO form breaks [{rule}] {}{more}",
+                body.ops[op].name.as_str(),
+                first.message
+            ),
+        )
+        .with_hint(hint),
+        None => Diagnostic::error(
+            Span::default(),
+            format!(
+                "the program is not valid: its HLO form breaks [{rule}] {}{more}",
+                first.message
+            ),
+        )
+        .with_hint(hint),
+    }
 }
 
 /// The state of one lowering.
@@ -133,6 +205,12 @@ pub(crate) struct Lowering<'b> {
     /// The contents of the entry arguments the caller supplied, for folding
     /// shapes that depend on them.
     pub(crate) known_values: FxHashMap<Value, shape_folding::Folded>,
+    /// The op being lowered (the innermost, as ops lower their regions'
+    /// ops), or the function whose parameters and root are being made.
+    pub(crate) lowering: Option<Op>,
+    /// The op each instruction was lowered from, for locating errors in the
+    /// lowered module.
+    origins: SecondaryMap<Instr, Option<Op>>,
 }
 
 impl<'b> Lowering<'b> {
@@ -151,6 +229,8 @@ impl<'b> Lowering<'b> {
             next_channel: 1,
             after_done: FxHashMap::default(),
             known_values: FxHashMap::default(),
+            lowering: None,
+            origins: SecondaryMap::with_default(None),
         };
         let module_op = body.module;
         let replicas = integer_attribute(body.attribute(module_op, "mhlo.num_replicas"));
@@ -231,6 +311,13 @@ impl<'b> Lowering<'b> {
     }
 
     fn lower_function(&mut self, func: Op, is_entry: bool) -> LowerResult<Comp> {
+        let caller = self.lowering.replace(func);
+        let comp = self.lower_function_body(func, is_entry);
+        self.lowering = caller;
+        comp
+    }
+
+    fn lower_function_body(&mut self, func: Op, is_entry: bool) -> LowerResult<Comp> {
         let body = self.body;
         let name = body.symbol_name(func).unwrap_or("main").to_string();
         let comp = self.new_computation(&name);
@@ -241,6 +328,21 @@ impl<'b> Lowering<'b> {
         };
         if body.regions[region.expect("checked")].blocks.len() > 1 {
             return Err(self.error(func, "cannot lower a function with more than one block"));
+        }
+        if is_entry
+            && let Some(&future) = body.blocks[block]
+                .arguments
+                .iter()
+                .find(|&&a| matches!(body.ty(a), Type::Future(_)))
+        {
+            let name = body.value_name(future).unwrap_or("an argument");
+            return Err(self.error_with_hint(
+                func,
+                format!(
+                    "the entry function takes a future ({name}), which no start of the program made"
+                ),
+                "start the collective inside the program and pass its operand in instead",
+            ));
         }
         let arg_attrs = body
             .attribute(func, "arg_attrs")
@@ -470,7 +572,7 @@ impl<'b> Lowering<'b> {
         attrs: Attrs,
     ) -> Instr {
         let name = self.instr_names.unique(&sanitize(wanted));
-        self.module.add_instr(
+        let instr = self.module.add_instr(
             comp,
             InstrData {
                 name: name.into(),
@@ -482,7 +584,9 @@ impl<'b> Lowering<'b> {
                 common: None,
                 metadata: None,
             },
-        )
+        );
+        self.origins.set(instr, self.lowering);
+        instr
     }
 
     /// Adds a side-effecting `custom-call` to `target` (the interpreter's check
@@ -635,4 +739,32 @@ fn post_order(
         }
     }
     order.push(comp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `add` whose operand types disagree passes the StableHLO verifier
+    /// (it does not infer this op's shapes) but not HLO's.
+    const MISMATCHED_ADD: &str = "func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {\n  %0 = \"stablehlo.add\"(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+
+    #[test]
+    fn an_instruction_that_does_not_verify_is_blamed_on_its_op() {
+        let body = crate::text::parse(MISMATCHED_ADD).expect("parses");
+        let error = lower(&body).expect_err("HLO's verifier rejects the add");
+        let at = error.line_col(MISMATCHED_ADD);
+        assert_eq!((at.line, at.col), (2, 8), "{}", error.message);
+        assert!(
+            error.message.starts_with(
+                "'stablehlo.add' op is not valid: its HLO form breaks [shape.elementwise]"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(
+            lower_unverified(&body).is_ok(),
+            "the unverified lowering still shows the module"
+        );
+    }
 }
