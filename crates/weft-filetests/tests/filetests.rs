@@ -834,7 +834,7 @@ fn interpret_case(
     let module = load(text, Some(arguments)).map_err(|e| match e.stage {
         Stage::Parse => format!("does not parse: {}", e.message()),
         Stage::Verify => format!("does not verify: {}", e.message()),
-        Stage::Lower => e.message().to_string(),
+        Stage::Lower | Stage::HloVerify => e.message().to_string(),
     })?;
     let values = arguments
         .iter()

@@ -298,6 +298,32 @@ impl Body {
         }
     }
 
+    /// The name a location gives (`loc("psum.3")`, through aliases, call sites and
+    /// fused locations).
+    pub fn location_name(&self, location: Option<&Location>) -> Option<String> {
+        let mut location = location?;
+        for _ in 0..16 {
+            match location {
+                Location::Name { name, .. } => return Some(name.clone()),
+                Location::Alias(alias) => {
+                    location = &self
+                        .location_aliases
+                        .iter()
+                        .find(|a| &a.name == alias)?
+                        .location;
+                }
+                Location::CallSite { callee, .. } => location = callee,
+                Location::Fused { locations, .. } => {
+                    location = locations
+                        .iter()
+                        .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// The symbol name (`sym_name`) of `op`, if it has one.
     pub fn symbol_name(&self, op: Op) -> Option<&str> {
         attribute::find(&self.ops[op].properties, "sym_name")

@@ -67,16 +67,19 @@ use weft_ir::names::NameUniquer;
 use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
 
 use crate::ir::dialect_attr::SdyMesh;
-use crate::ir::{Attribute, Block, Body, Location, Op, Type, Value};
+use crate::ir::{Attribute, Block, Body, Op, Type, Value};
 use crate::ops::OpKind;
 
 /// A lowering error, located at the op it is about.
 pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
 
 /// Lowers `body` to the HLO module each device runs. Its shapes must be
-/// static, or follow from constants (see `docs/dynamic-shapes.md`).
+/// static, or follow from constants (see `docs/dynamic-shapes.md`). The
+/// module verifies ([`Lowered::verify`]).
 pub fn lower(body: &Body) -> LowerResult<Module> {
-    lower_with(body, None, true)
+    let lowered = lower_unverified(body, None)?;
+    lowered.verify(body).map_err(first_error)?;
+    Ok(lowered.module)
 }
 
 /// Lowers `body` for a run whose entry function takes `arguments`: the
@@ -84,26 +87,57 @@ pub fn lower(body: &Body) -> LowerResult<Module> {
 /// integer arguments fold with their values (`docs/dynamic-shapes.md`). The module is for
 /// these arguments: other shapes or shape-giving values need another lowering.
 pub fn lower_for_arguments(body: &Body, arguments: &[ArrayLiteral]) -> LowerResult<Module> {
-    lower_with(body, Some(arguments), true)
+    let lowered = lower_unverified(body, Some(arguments))?;
+    lowered.verify(body).map_err(first_error)?;
+    Ok(lowered.module)
 }
 
-/// Lowers `body` without verifying the result, to look at what the lowering
-/// makes of a program whose HLO form does not verify (`weft convert
-/// --no-verify`).
-pub fn lower_unverified(body: &Body) -> LowerResult<Module> {
-    lower_with(body, None, false)
+/// The first of several errors, saying how many others there are.
+fn first_error(mut errors: Vec<Diagnostic>) -> Box<Diagnostic> {
+    let others = errors.len() - 1;
+    let mut first = errors.swap_remove(0);
+    match others {
+        0 => {}
+        1 => first.message.push_str(" (and 1 more error)"),
+        n => first.message.push_str(&format!(" (and {n} more errors)")),
+    }
+    Box::new(first)
 }
 
-fn lower_with(
-    body: &Body,
-    arguments: Option<&[ArrayLiteral]>,
-    verify: bool,
-) -> LowerResult<Module> {
+/// A lowered module that has not been verified yet, and the op each of its
+/// instructions was lowered from.
+pub struct Lowered {
+    /// The module.
+    pub module: Module,
+    origins: SecondaryMap<Instr, Option<Op>>,
+}
+
+impl Lowered {
+    /// Checks the module with HLO's verifier. The StableHLO verifier passed,
+    /// so what HLO's finds is a rule it does not check yet (most often an
+    /// op's shapes); each error is reported at the op of `body` its
+    /// instruction was lowered from, in module order.
+    pub fn verify(&self, body: &Body) -> Result<(), Vec<Diagnostic>> {
+        weft_ir::verify(&self.module).map_err(|errors| {
+            errors
+                .iter()
+                .map(|error| blame(body, &self.module, &self.origins, error))
+                .collect()
+        })
+    }
+}
+
+/// Lowers `body` (for `arguments`, as [`lower_for_arguments`] does, when
+/// given) without verifying the result: to verify it separately
+/// ([`Lowered::verify`]), or to look at a lowering that does not verify
+/// (`weft convert --no-verify`).
+pub fn lower_unverified(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult<Lowered> {
     let entry_func = entry_function(body)?;
     let mut known_values = arguments
         .map(|arguments| refine::known_arguments(body, entry_func, arguments))
         .unwrap_or_default();
-    // Only a program with `?` dimensions pays for a copy.
+    // Only a program with `?` dimensions pays for a copy. Refinement changes
+    // types only, so the copy's ops are the original's.
     let refined;
     let body = if refine::needs_refinement(body) {
         let mut copy = body.clone();
@@ -118,35 +152,23 @@ fn lower_with(
     let entry = lowering.lower_function(entry_func, true)?;
     lowering.module.entry = Some(entry);
     lowering.finish(entry);
-    if verify && let Err(errors) = weft_ir::verify(&lowering.module) {
-        return Err(Box::new(unverified_error(
-            body,
-            &lowering.module,
-            &lowering.origins,
-            &errors,
-        )));
-    }
-    Ok(lowering.module)
+    Ok(Lowered {
+        module: lowering.module,
+        origins: lowering.origins,
+    })
 }
 
-/// The first of `errors` (HLO verifier errors of the lowered `module`) as a
-/// diagnostic at the op its instruction was lowered from. The StableHLO
-/// verifier passed, so what HLO's verifier finds is a rule it does not check
-/// yet (most often an op's shapes), and the op is where to look.
-fn unverified_error(
+/// An HLO verifier error of the lowered `module` as a diagnostic at the op
+/// its instruction was lowered from (at the top of the file for one the
+/// lowering made for no op in particular).
+fn blame(
     body: &Body,
     module: &Module,
     origins: &SecondaryMap<Instr, Option<Op>>,
-    errors: &[weft_ir::verify::VerifyError],
+    error: &weft_ir::verify::VerifyError,
 ) -> Diagnostic {
-    let first = &errors[0];
-    let more = match errors.len() {
-        1 => String::new(),
-        2 => " (and 1 more error)".to_string(),
-        n => format!(" (and {} more errors)", n - 1),
-    };
-    let rule = first.rule.code();
-    let hint = first.instr.map_or_else(
+    let rule = error.rule.code();
+    let hint = error.instr.map_or_else(
         || "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
         |instr| {
             format!(
@@ -155,25 +177,21 @@ fn unverified_error(
             )
         },
     );
-    match first.instr.and_then(|i| *origins.get(i)) {
-        Some(op) => Diagnostic::error(
+    let (span, what) = match error.instr.and_then(|i| *origins.get(i)) {
+        Some(op) => (
             body.span(op).unwrap_or_default(),
-            format!(
-                "'{}' op is not valid: its HLO form breaks [{rule}] {}{more}",
-                body.ops[op].name.as_str(),
-                first.message
-            ),
-        )
-        .with_hint(hint),
-        None => Diagnostic::error(
-            Span::default(),
-            format!(
-                "the program is not valid: its HLO form breaks [{rule}] {}{more}",
-                first.message
-            ),
-        )
-        .with_hint(hint),
-    }
+            format!("'{}' op", body.ops[op].name.as_str()),
+        ),
+        None => (Span::default(), "the program".to_string()),
+    };
+    Diagnostic::error(
+        span,
+        format!(
+            "{what} is not valid: its HLO form breaks [{rule}] {}",
+            error.message
+        ),
+    )
+    .with_hint(hint)
 }
 
 /// The state of one lowering.
@@ -358,7 +376,8 @@ impl<'b> Lowering<'b> {
             } else {
                 (self.shape(&ty).map_err(|m| self.error(func, m))?, None)
             };
-            let name = location_name(body, body.values[argument].location.as_ref())
+            let name = body
+                .location_name(body.values[argument].location.as_ref())
                 .unwrap_or_else(|| format!("Arg_{index}"));
             let parameter = self.emit(
                 comp,
@@ -623,7 +642,8 @@ impl<'b> Lowering<'b> {
     /// The name for `op`'s instruction: its location's name when it has one
     /// (as XLA's translation does), else `fallback`.
     pub(crate) fn name_for(&self, op: Op, fallback: &str) -> String {
-        location_name(self.body, self.body.ops[op].location.as_ref())
+        self.body
+            .location_name(self.body.ops[op].location.as_ref())
             .unwrap_or_else(|| fallback.to_string())
     }
 
@@ -698,32 +718,6 @@ fn sanitize(text: &str) -> String {
     out
 }
 
-/// The name a location gives (`loc("psum.3")`, through aliases, call sites and
-/// fused locations).
-fn location_name(body: &Body, location: Option<&Location>) -> Option<String> {
-    let mut location = location?;
-    for _ in 0..16 {
-        match location {
-            Location::Name { name, .. } => return Some(name.clone()),
-            Location::Alias(alias) => {
-                location = &body
-                    .location_aliases
-                    .iter()
-                    .find(|a| &a.name == alias)?
-                    .location;
-            }
-            Location::CallSite { callee, .. } => location = callee,
-            Location::Fused { locations, .. } => {
-                location = locations
-                    .iter()
-                    .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
 fn post_order(
     module: &Module,
     comp: Comp,
@@ -763,7 +757,7 @@ mod tests {
             error.message
         );
         assert!(
-            lower_unverified(&body).is_ok(),
+            lower_unverified(&body, None).is_ok(),
             "the unverified lowering still shows the module"
         );
     }
