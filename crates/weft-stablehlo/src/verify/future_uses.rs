@@ -339,7 +339,7 @@ impl<'a> Flow<'a> {
                 user,
                 format!("takes future {name} in a while loop's condition, which runs before every iteration"),
             )
-            .with_hint("the condition may look at the loop state but not take a future from it; finish it in the loop body, or after the loop");
+            .with_hint("a future in the loop state is the body's to take: finish it in the loop body, or after the loop");
         }
         users
     }
