@@ -81,16 +81,26 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
 }
 
 fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
-    let module = weft_stablehlo::load::load(&source.text, None).map_err(|error| {
+    use weft_stablehlo::load;
+    let report = |error: load::LoadError| {
         eprint!("{}", error.render(&source.name, &source.text));
-        if error.stage == weft_stablehlo::load::Stage::Verify {
+        if matches!(error.stage, load::Stage::Verify | load::Stage::HloVerify) {
             eprintln!(
                 "error: {} verifier error(s); nothing converted",
                 error.diagnostics.len()
             );
         }
         ExitCode::FAILURE
-    })?;
+    };
+    // The lowering verifies what it makes and blames the op an invalid
+    // instruction came from (as `weft run` does); --no-verify skips that to
+    // show the module anyway.
+    let module = if args.no_verify {
+        let body = load::parse_verified(&source.text).map_err(report)?;
+        load::lower_unverified(&body).map_err(report)?
+    } else {
+        load::load(&source.text, None).map_err(report)?
+    };
     let options = PrintOptions {
         style: if args.short {
             Style::Short
@@ -100,31 +110,26 @@ fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode
         sugar: !args.no_sugar,
         large_constants: true,
     };
-    let text = weft_ir::text::print(&module, &options);
-    if !args.no_verify
-        && let Err(errors) = weft_ir::verify(&module)
-    {
-        for error in &errors {
-            let at = error
-                .instr
-                .map(|i| format!(" (at %{})", module.instr(i).name))
-                .unwrap_or_default();
-            eprintln!(
-                "error: the lowered module does not verify: {}{at}",
-                error.message
-            );
-        }
-        eprintln!("note: this is a bug in weft's lowering; --no-verify writes the module anyway");
-        return Err(ExitCode::FAILURE);
-    }
-    Ok(text)
+    Ok(weft_ir::text::print(&module, &options))
 }
 
 fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
-    let module = weft_ir::text::parse(&source.text).map_err(|d| {
-        eprint!("{}", d.render(&source.name, &source.text));
-        ExitCode::FAILURE
-    })?;
+    // The input is verified first, with `weft check`'s located diagnostics:
+    // what the export makes of an invalid module is no one's answer.
+    let loaded = weft_ir::load::load(&source.text, &weft_ir::verify::VerifyOptions::default())
+        .map_err(|error| {
+            eprint!("{}", error.render(&source.name, &source.text));
+            if error.stage == weft_ir::load::Stage::Verify {
+                let count = error.diagnostics.len();
+                let plural = if count == 1 { "" } else { "s" };
+                eprintln!(
+                    "error: {}: the module does not verify ({count} error{plural}); nothing converted",
+                    source.name
+                );
+            }
+            ExitCode::FAILURE
+        })?;
+    let module = loaded.module;
     let exported = weft_stablehlo::export::export(&module).map_err(|message| {
         eprintln!("error: {}: cannot export {message}", source.name);
         ExitCode::FAILURE
@@ -153,20 +158,53 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
     };
     let text = weft_stablehlo::text::print(&body, &options);
     if !args.no_verify {
-        // Verify what a reader will see: the printed text, parsed back.
+        // Verify what a reader will see: the printed text, parsed back. The
+        // input verified, so text the parser refuses is weft's own doing.
         let reparsed = weft_stablehlo::text::parse(&text).map_err(|d| {
             eprint!("{}", d.render("<exported>", &text));
             eprintln!("note: this is a bug in weft's export; --no-verify writes the file anyway");
             ExitCode::FAILURE
         })?;
+        // StableHLO's rules are stricter than XLA's in places (XLA lets an
+        // async start carried out of a while loop go unfinished; StableHLO
+        // wants every future taken), so a module HLO's verifier accepts can
+        // still have no valid StableHLO form. Each error is shown at the HLO
+        // instruction its op came from (ops carry their instruction's name
+        // as their location).
         if let Err(errors) = weft_stablehlo::verify(&reparsed) {
             for error in &errors {
-                eprint!(
-                    "{}",
-                    error.to_diagnostic(&reparsed).render("<exported>", &text)
-                );
+                let diagnostic = error.to_diagnostic(&reparsed);
+                let origin = reparsed
+                    .location_name(reparsed.ops[error.op].location.as_ref())
+                    .and_then(|name| {
+                        module
+                            .all_instrs()
+                            .find(|&i| *module.instr(i).name == *name)
+                    })
+                    .and_then(|instr| Some((instr, loaded.source_map.instr(instr)?)));
+                match origin {
+                    Some((instr, span)) => {
+                        let mut at_instruction = weft_ir::Diagnostic::error(
+                            span,
+                            format!(
+                                "%{} has no valid StableHLO form: {}",
+                                module.instr(instr).name,
+                                diagnostic.message
+                            ),
+                        );
+                        if let Some(hint) = diagnostic.hint {
+                            at_instruction =
+                                at_instruction.with_hint(format!("in the StableHLO: {hint}"));
+                        }
+                        eprint!("{}", at_instruction.render(&source.name, &source.text));
+                    }
+                    None => eprint!("{}", diagnostic.render("<exported>", &text)),
+                }
             }
-            eprintln!("note: this is a bug in weft's export; --no-verify writes the file anyway");
+            eprintln!(
+                "error: {}: the module passes the HLO verifier, but its StableHLO form breaks the rules above; --no-verify writes it anyway",
+                source.name
+            );
             return Err(ExitCode::FAILURE);
         }
     }

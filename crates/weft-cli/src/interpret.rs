@@ -129,7 +129,7 @@ fn case_failure(error: &weft_stablehlo::load::LoadError) -> String {
     match error.stage {
         Stage::Parse => format!("does not parse: {}", error.message()),
         Stage::Verify => format!("does not verify: {}{more}", error.message()),
-        Stage::Lower => error.message().to_string(),
+        Stage::Lower | Stage::HloVerify => error.message().to_string(),
     }
 }
 

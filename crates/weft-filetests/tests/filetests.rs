@@ -57,7 +57,9 @@
 //!   it must fail). Each case's result, or its failure, goes to
 //!   `<file>.interpret.expected`.
 //! - `check` on a `.mlir` file works as on an HLO file (below), with the
-//!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style messages.
+//!   StableHLO verifier ([`weft_stablehlo::verify`]) and its MLIR-style
+//!   messages; a file it accepts is lowered, as `weft check` does, and an op
+//!   whose HLO form does not verify is an error at the op.
 //! - `error`: parsing must fail. The file holds exactly one `// error: <text>`
 //!   comment. The diagnostic must start on the *target line* and its message or
 //!   hint must contain `<text>`. The target line is the comment's own line when
@@ -834,7 +836,7 @@ fn interpret_case(
     let module = load(text, Some(arguments)).map_err(|e| match e.stage {
         Stage::Parse => format!("does not parse: {}", e.message()),
         Stage::Verify => format!("does not verify: {}", e.message()),
-        Stage::Lower => e.message().to_string(),
+        Stage::Lower | Stage::HloVerify => e.message().to_string(),
     })?;
     let values = arguments
         .iter()
@@ -935,13 +937,24 @@ fn run_mlir_check(rel: &str, source: &str, expected: &Path) -> Result<(), Failed
         Ok(Err(d)) => return Err(format!("does not parse:\n{}", d.render(rel, source)).into()),
         Ok(Ok(body)) => body,
     };
-    let errors = match catch_unwind(AssertUnwindSafe(|| weft_stablehlo::verify(&body))) {
+    let diagnostics = match catch_unwind(AssertUnwindSafe(|| weft_stablehlo::verify(&body))) {
         Err(p) => return Err(format!("the verifier panicked: {}", panic_message(&*p)).into()),
-        Ok(Ok(())) => Vec::new(),
-        Ok(Err(errors)) => errors,
+        Ok(Ok(())) => hlo_form_errors(&body)?,
+        Ok(Err(errors)) => errors.iter().map(|e| e.to_diagnostic(&body)).collect(),
     };
-    let diagnostics = errors.iter().map(|e| e.to_diagnostic(&body)).collect();
     compare_verifier_errors(rel, source, expected, diagnostics)
+}
+
+/// The errors of `weft check`'s second look at a program the StableHLO
+/// verifier accepts: ops whose HLO form does not verify (a program that does
+/// not lower is no error).
+fn hlo_form_errors(body: &weft_stablehlo::ir::Body) -> Result<Vec<Diagnostic>, Failed> {
+    use weft_stablehlo::load::{Stage, lower};
+    match catch_unwind(AssertUnwindSafe(|| lower(body, None))) {
+        Err(p) => Err(format!("the lowering panicked: {}", panic_message(&*p)).into()),
+        Ok(Err(error)) if error.stage == Stage::HloVerify => Ok(error.diagnostics),
+        Ok(_) => Ok(Vec::new()),
+    }
 }
 
 /// Every `// error:` directive must match one diagnostic on its line and

@@ -1,5 +1,6 @@
 //! The StableHLO front end in one call: text → parsed → verified → lowered to
-//! the HLO module each device runs. Every command and test that runs or
+//! the HLO module each device runs → that module verified (by HLO's rules,
+//! blamed on the op an invalid instruction came from). Every command and test that runs or
 //! converts a StableHLO program goes through [`load`], so they all refuse the
 //! same programs with the same located diagnostics.
 //!
@@ -20,6 +21,10 @@ pub enum Stage {
     Verify,
     /// The program has no HLO form (or its shapes are not known).
     Lower,
+    /// The program's HLO form does not verify: an op breaks a rule the
+    /// StableHLO verifier does not check yet (its types disagree, say). The
+    /// error is at the op, as a verifier error is.
+    HloVerify,
 }
 
 /// Why a program could not be loaded.
@@ -67,17 +72,29 @@ pub fn load(text: &str, arguments: Option<&[ArrayLiteral]>) -> Result<Module, Lo
     lower(&body, arguments)
 }
 
-/// Lowers a verified `body` (the last stage of [`load`], for a caller that
-/// keeps the body).
+/// Lowers a verified `body` and verifies the result (the last stages of
+/// [`load`], for a caller that keeps the body).
 pub fn lower(body: &Body, arguments: Option<&[ArrayLiteral]>) -> Result<Module, LoadError> {
-    let lowered = match arguments {
-        Some(arguments) => crate::lower::lower_for_arguments(body, arguments),
-        None => crate::lower::lower(body),
-    };
-    lowered.map_err(|d| LoadError {
+    let lowered = crate::lower::lower_unverified(body, arguments).map_err(|d| LoadError {
         stage: Stage::Lower,
         diagnostics: vec![*d],
-    })
+    })?;
+    lowered.verify(body).map_err(|diagnostics| LoadError {
+        stage: Stage::HloVerify,
+        diagnostics,
+    })?;
+    Ok(lowered.module)
+}
+
+/// Lowers a verified `body` without verifying the HLO module it makes (for
+/// `weft convert --no-verify`, to look at a lowering that does not verify).
+pub fn lower_unverified(body: &Body) -> Result<Module, LoadError> {
+    crate::lower::lower_unverified(body, None)
+        .map(|lowered| lowered.module)
+        .map_err(|d| LoadError {
+            stage: Stage::Lower,
+            diagnostics: vec![*d],
+        })
 }
 
 #[cfg(test)]
@@ -100,6 +117,17 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(lower.stage, Stage::Lower, "{}", lower.message());
+        let hlo_verify = load(
+            "func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {\n  %0 = \"stablehlo.add\"(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>\n  func.return %0 : tensor<2xf32>\n}\n",
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            hlo_verify.stage,
+            Stage::HloVerify,
+            "{}",
+            hlo_verify.message()
+        );
         let module = load(
             "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  func.return %a : tensor<?xf32>\n}\n",
             Some(&[ArrayLiteral {

@@ -13,8 +13,10 @@
 //!   that op, a block's arguments are values whose definition is that block;
 //! - `properties` and `attributes` are sorted by name with no name twice;
 //! - a region's first block is its entry block;
-//! - source names of values are not kept: the printer names values the way
-//!   MLIR does (`%0`, `%arg0`, `%cst`, …), so printing is canonical.
+//! - the printer ignores source names of values and names them the way MLIR
+//!   does (`%0`, `%arg0`, `%cst`, …), so printing is canonical; the names as
+//!   written are kept only in a side table for diagnostics
+//!   ([`Body::value_name`]).
 
 pub mod attribute;
 pub mod dialect_attr;
@@ -23,7 +25,7 @@ pub mod types;
 
 use weft_ir::Span;
 use weft_ir::entity;
-use weft_ir::entity::EntityVec;
+use weft_ir::entity::{EntityVec, SecondaryMap};
 
 use crate::ops::OpName;
 pub use attribute::{Attribute, NamedAttribute};
@@ -134,6 +136,9 @@ pub struct Body {
     pub file_metadata: Option<String>,
     /// Source spans of op names (side table; empty for built modules).
     pub op_spans: Vec<Span>,
+    /// Values' names as written (`%0`, `%iterArg_1`, `%10#2`), for messages
+    /// only (side table; empty for built modules).
+    pub value_names: SecondaryMap<Value, Option<Box<str>>>,
 }
 
 impl Body {
@@ -148,6 +153,7 @@ impl Body {
             location_aliases: Vec::new(),
             file_metadata: None,
             op_spans: Vec::new(),
+            value_names: SecondaryMap::with_default(None),
         };
         let module = body.ops.push(OpData::new(OpName::module()));
         let region = body.add_region(module);
@@ -240,6 +246,11 @@ impl Body {
             .copied()
     }
 
+    /// `value`'s name as written (`%iterArg_1`), if it was parsed.
+    pub fn value_name(&self, value: Value) -> Option<&str> {
+        self.value_names.get(value).as_deref()
+    }
+
     /// Every op nested anywhere under `op`'s regions, in pre-order.
     pub fn walk(&self, op: Op, visit: &mut dyn FnMut(Op)) {
         visit(op);
@@ -260,6 +271,57 @@ impl Body {
             .copied()
             .filter(|&op| self.ops[op].name == OpName::func())
             .collect()
+    }
+
+    /// The function a run starts in: `@main`, else the only public function,
+    /// else the only function.
+    pub fn entry_function(&self) -> Option<Op> {
+        let functions = self.functions();
+        if let Some(&main) = functions
+            .iter()
+            .find(|&&f| self.symbol_name(f) == Some("main"))
+        {
+            return Some(main);
+        }
+        let public: Vec<Op> = functions
+            .iter()
+            .copied()
+            .filter(|&f| {
+                self.attribute(f, "sym_visibility")
+                    .and_then(Attribute::as_str)
+                    .is_none_or(|v| v == "public")
+            })
+            .collect();
+        match (public.as_slice(), functions.as_slice()) {
+            ([only], _) | (_, [only]) => Some(*only),
+            _ => None,
+        }
+    }
+
+    /// The name a location gives (`loc("psum.3")`, through aliases, call sites and
+    /// fused locations).
+    pub fn location_name(&self, location: Option<&Location>) -> Option<String> {
+        let mut location = location?;
+        for _ in 0..16 {
+            match location {
+                Location::Name { name, .. } => return Some(name.clone()),
+                Location::Alias(alias) => {
+                    location = &self
+                        .location_aliases
+                        .iter()
+                        .find(|a| &a.name == alias)?
+                        .location;
+                }
+                Location::CallSite { callee, .. } => location = callee,
+                Location::Fused { locations, .. } => {
+                    location = locations
+                        .iter()
+                        .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The symbol name (`sym_name`) of `op`, if it has one.

@@ -5,8 +5,12 @@
 //! - wider → `i1`: each element's W bits become a trailing dimension of W
 //!   booleans, least significant bit first (element k is bit k of the value
 //!   read little-endian, as the StableHLO interpreter reads it). The value
-//!   is bitcast to unsigned words of at most 64 bits (a `complex<f64>` is
-//!   two), each word is shifted right by 0, 1, … and its low bit kept.
+//!   is bitcast to unsigned words of at most 64 bits, each word is shifted
+//!   right by 0, 1, … and its low bit kept.
+//! - a complex value is two words, its real part first (the low half read
+//!   little-endian). HLO's `bitcast-convert` does not go between complex and
+//!   real types, so each part is taken with `real`/`imag` and bitcast on its
+//!   own, and `complex` joins them on the way back.
 //! - `i1` → wider: the W booleans of the trailing dimension become the bits
 //!   of one element: each is shifted left by its position, the words are
 //!   or-ed together by a `reduce`, and bitcast to the result type.
@@ -15,8 +19,8 @@
 //! After: `bitcast-convert` to `u16`, `broadcast` to `u16[16]`,
 //! `shift-right-logical` by an `iota`, `and` 1, `compare NE` 0.
 
-use weft_ir::attrs::{Attrs, Direction};
-use weft_ir::{Callees, Comp, ElementType, Instr, Opcode};
+use weft_ir::attrs::{Attrs, Direction, SliceRange};
+use weft_ir::{Callees, Comp, ElementType, Instr, Opcode, Shape};
 
 use super::chlo::arithmetic::Arithmetic;
 use super::{LowerResult, Lowering};
@@ -31,6 +35,15 @@ fn unsigned(bits: u32) -> Option<ElementType> {
         64 => ElementType::U64,
         _ => return None,
     })
+}
+
+/// The real type of a complex type's parts.
+fn part_of(complex: ElementType) -> ElementType {
+    if complex == ElementType::C128 {
+        ElementType::F64
+    } else {
+        ElementType::F32
+    }
 }
 
 /// Each bit's position in its word: an `iota` along the last dimension of
@@ -60,7 +73,12 @@ impl Lowering<'_> {
             _ => return Err(self.error(op, "a boolean bitcast takes and gives arrays")),
         };
         let bits = wide.bit_width();
-        let word_bits = bits.min(64);
+        // A complex value's words are its parts.
+        let word_bits = if wide.is_complex() {
+            bits / 2
+        } else {
+            bits.min(64)
+        };
         let Some(word) = unsigned(word_bits).filter(|_| bits % word_bits == 0) else {
             return Err(self.error(
                 op,
@@ -95,13 +113,35 @@ impl Lowering<'_> {
         if words > 1 {
             word_dims.push(words);
         }
-        let word_shape = arithmetic.shape_of_dims(word, &word_dims);
-        let as_words = arithmetic.emit(
-            Opcode::BitcastConvert,
-            word_shape,
-            vec![operand],
-            Attrs::plain(),
-        );
+        let as_words = if arithmetic.element(operand).is_complex() {
+            let part_type = part_of(arithmetic.element(operand));
+            let part_shape = arithmetic.shape_with(operand, part_type);
+            let part_word_dims: Vec<i64> =
+                arithmetic.dims(operand).into_iter().chain([1]).collect();
+            let part_word_shape = arithmetic.shape_of_dims(word, &part_word_dims);
+            let parts = [Opcode::Real, Opcode::Imag].map(|opcode| {
+                let part = arithmetic.emit(opcode, part_shape, vec![operand], Attrs::plain());
+                let bits = arithmetic.bitcast_convert(part, word);
+                arithmetic.emit(Opcode::Reshape, part_word_shape, vec![bits], Attrs::plain())
+            });
+            let word_shape = arithmetic.shape_of_dims(word, &word_dims);
+            arithmetic.emit(
+                Opcode::Concatenate,
+                word_shape,
+                parts.to_vec(),
+                Attrs::Dimensions {
+                    dimensions: vec![word_dims.len() as i64 - 1].into(),
+                },
+            )
+        } else {
+            let word_shape = arithmetic.shape_of_dims(word, &word_dims);
+            arithmetic.emit(
+                Opcode::BitcastConvert,
+                word_shape,
+                vec![operand],
+                Attrs::plain(),
+            )
+        };
         let mut bit_dims = word_dims.clone();
         bit_dims.push(word_bits);
         let bit_shape = arithmetic.shape_of_dims(word, &bit_dims);
@@ -137,6 +177,12 @@ impl Lowering<'_> {
         result: weft_ir::Shape,
     ) -> Instr {
         let word_bits = i64::from(word.bit_width());
+        let complex = self
+            .module
+            .shapes
+            .as_array(result)
+            .map(|array| array.elem)
+            .filter(|elem| elem.is_complex());
         let or = self.or_reducer(word, name);
         let mut arithmetic = Arithmetic::new(self, comp, name);
         let mut bit_dims = arithmetic.dims(operand);
@@ -167,7 +213,55 @@ impl Lowering<'_> {
             },
         );
         arithmetic.set_callees(packed, Callees::from([or]));
-        arithmetic.emit(Opcode::BitcastConvert, result, vec![packed], Attrs::plain())
+        let Some(complex) = complex else {
+            return arithmetic.emit(Opcode::BitcastConvert, result, vec![packed], Attrs::plain());
+        };
+        let part_type = part_of(complex);
+        let part_shape = arithmetic.shape_of_dims(part_type, &bit_dims);
+        let one_word_shape: Shape = {
+            let dims: Vec<i64> = bit_dims.iter().copied().chain([1]).collect();
+            arithmetic.shape_of_dims(word, &dims)
+        };
+        let bare_word_shape = arithmetic.shape_of_dims(word, &bit_dims);
+        let [real, imaginary] = [0, 1].map(|index| {
+            let mut ranges: Vec<SliceRange> = bit_dims
+                .iter()
+                .map(|&size| SliceRange {
+                    start: 0,
+                    limit: size,
+                    stride: 1,
+                })
+                .collect();
+            ranges.push(SliceRange {
+                start: index,
+                limit: index + 1,
+                stride: 1,
+            });
+            let sliced = arithmetic.emit(
+                Opcode::Slice,
+                one_word_shape,
+                vec![packed],
+                Attrs::Slice(ranges.into()),
+            );
+            let bare = arithmetic.emit(
+                Opcode::Reshape,
+                bare_word_shape,
+                vec![sliced],
+                Attrs::plain(),
+            );
+            arithmetic.emit(
+                Opcode::BitcastConvert,
+                part_shape,
+                vec![bare],
+                Attrs::plain(),
+            )
+        });
+        arithmetic.emit(
+            Opcode::Complex,
+            result,
+            vec![real, imaginary],
+            Attrs::plain(),
+        )
     }
 
     /// A computation or-ing two scalars of `word`.

@@ -764,17 +764,17 @@ impl Lowering<'_> {
             Opcode::AllReduceStart => (Opcode::AllReduceDone, start_shape, Attrs::plain()),
             Opcode::AllGatherStart => (
                 Opcode::AllGatherDone,
-                self.tuple_element_shape(start_shape, 1),
+                self.tuple_element_shape(op, start_shape, 1)?,
                 Attrs::plain(),
             ),
             Opcode::CollectivePermuteStart => (
                 Opcode::CollectivePermuteDone,
-                self.tuple_element_shape(start_shape, 1),
+                self.tuple_element_shape(op, start_shape, 1)?,
                 Attrs::plain(),
             ),
             Opcode::AsyncStart => (
                 Opcode::AsyncDone,
-                self.tuple_element_shape(start_shape, 1),
+                self.tuple_element_shape(op, start_shape, 1)?,
                 Attrs::Async(Box::default()),
             ),
             _ => return Err(self.error(op, "the operand is not an async start")),
@@ -786,8 +786,14 @@ impl Lowering<'_> {
         Ok(done)
     }
 
-    fn tuple_element_shape(&self, tuple: Shape, index: usize) -> Shape {
-        self.module.shapes.tuple_elements(tuple).expect("a tuple")[index]
+    /// Element `index` of the start's tuple shape. A start's value is a
+    /// tuple by construction; anything else did not come from one.
+    fn tuple_element_shape(&self, op: Op, tuple: Shape, index: usize) -> LowerResult<Shape> {
+        self.module
+            .shapes
+            .tuple_elements(tuple)
+            .and_then(|elements| elements.get(index).copied())
+            .ok_or_else(|| self.error(op, "the operand is not an async start"))
     }
 
     // ----- JAX's custom-call pairs -----

@@ -9,6 +9,11 @@
 //! branch's operand tuple. A captured constant is re-created inside the
 //! computation instead, which is also what lets reducers use constants from
 //! outside.
+//!
+//! A future (an HLO async start's value) crosses a loop in its state, but not
+//! a call or a branch: the lowering types a callee's parameters and a
+//! branch's results from their StableHLO types, which say nothing of the
+//! start's HLO shape, so such a program is refused at the op.
 
 use rustc_hash::FxHashSet;
 use weft_ir::attrs::{Attrs, ParameterAttrs, ScanAttrs, Window, WindowDim};
@@ -247,6 +252,9 @@ impl Lowering<'_> {
             return Err(self.error(op, format!("missing the function '{attribute}'")));
         };
         let func = self.function_named(op, &path[0].clone())?;
+        let data = &self.body.ops[op];
+        let crossing: Vec<Value> = data.operands.iter().chain(&data.results).copied().collect();
+        self.refuse_futures_crossing(op, &crossing, "into or out of a call")?;
         let callee = self.function_computation(func)?;
         let operands = self.operands(op)?;
         let shape = self.result_shape(op)?;
@@ -385,6 +393,9 @@ impl Lowering<'_> {
     fn conditional(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
         let selector = self.operands(op)?[0];
         let regions = self.body.ops[op].regions.clone();
+        let mut crossing = self.captures(&regions);
+        crossing.extend_from_slice(&self.body.ops[op].results);
+        self.refuse_futures_crossing(op, &crossing, "into or out of a branch")?;
         let name = self.name_for(op, "conditional");
         let mut operands = vec![selector];
         let mut branches = Vec::new();
@@ -427,6 +438,26 @@ impl Lowering<'_> {
         self.module.instrs[instr].callees = branches.into();
         self.bind_results(comp, op, instr);
         Ok(())
+    }
+
+    /// Refuses `op` when one of `values` is a future (or JAX's start result
+    /// standing for one), which would cross `boundary`.
+    fn refuse_futures_crossing(&self, op: Op, values: &[Value], boundary: &str) -> LowerResult<()> {
+        let Some(&future) = values
+            .iter()
+            .find(|&&v| crate::future_origin::future_source(self.body, v).is_some())
+        else {
+            return Ok(());
+        };
+        let name = self
+            .body
+            .value_name(future)
+            .map_or_else(String::new, |name| format!(" {name}"));
+        Err(self.error_with_hint(
+            op,
+            format!("weft lowers a future carried through while loop state or an optimization_barrier, but not one passed {boundary}"),
+            format!("finish the future{name} with its done on the same side as its start"),
+        ))
     }
 
     // ----- captures -----

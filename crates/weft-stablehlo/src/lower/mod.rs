@@ -36,7 +36,12 @@
 //! Invariants of the result: every instruction has a name unique in the module
 //! and the default layout unless the op carried an `xla_shape`; callees come
 //! before their callers in the computation order; the module passes
-//! [`weft_ir::verify`](fn@weft_ir::verify) (the tests check it on every corpus program).
+//! [`weft_ir::verify`](fn@weft_ir::verify). That last one is checked, not
+//! assumed: StableHLO's verifier does not infer every op's shapes, so an op
+//! whose types disagree (an `add` of `tensor<2xf32>` and `tensor<3xf32>`)
+//! lowers to an instruction HLO's verifier rejects. Each instruction remembers
+//! the op it was lowered from, and such an error is reported at that op.
+//! (The tests check every corpus program.)
 
 mod boolean_bitcast;
 mod chlo;
@@ -56,21 +61,25 @@ mod testing;
 
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
+use weft_ir::entity::SecondaryMap;
 use weft_ir::literal::ArrayLiteral;
 use weft_ir::names::NameUniquer;
 use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
 
 use crate::ir::dialect_attr::SdyMesh;
-use crate::ir::{Attribute, Block, Body, Location, Op, Type, Value};
+use crate::ir::{Attribute, Block, Body, Op, Type, Value};
 use crate::ops::OpKind;
 
 /// A lowering error, located at the op it is about.
 pub type LowerResult<T> = Result<T, Box<Diagnostic>>;
 
 /// Lowers `body` to the HLO module each device runs. Its shapes must be
-/// static, or follow from constants (see `docs/dynamic-shapes.md`).
+/// static, or follow from constants (see `docs/dynamic-shapes.md`). The
+/// module verifies ([`Lowered::verify`]).
 pub fn lower(body: &Body) -> LowerResult<Module> {
-    lower_refined(body, None)
+    let lowered = lower_unverified(body, None)?;
+    lowered.verify(body).map_err(first_error)?;
+    Ok(lowered.module)
 }
 
 /// Lowers `body` for a run whose entry function takes `arguments`: the
@@ -78,15 +87,57 @@ pub fn lower(body: &Body) -> LowerResult<Module> {
 /// integer arguments fold with their values (`docs/dynamic-shapes.md`). The module is for
 /// these arguments: other shapes or shape-giving values need another lowering.
 pub fn lower_for_arguments(body: &Body, arguments: &[ArrayLiteral]) -> LowerResult<Module> {
-    lower_refined(body, Some(arguments))
+    let lowered = lower_unverified(body, Some(arguments))?;
+    lowered.verify(body).map_err(first_error)?;
+    Ok(lowered.module)
 }
 
-fn lower_refined(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult<Module> {
+/// The first of several errors, saying how many others there are.
+fn first_error(mut errors: Vec<Diagnostic>) -> Box<Diagnostic> {
+    let others = errors.len() - 1;
+    let mut first = errors.swap_remove(0);
+    match others {
+        0 => {}
+        1 => first.message.push_str(" (and 1 more error)"),
+        n => first.message.push_str(&format!(" (and {n} more errors)")),
+    }
+    Box::new(first)
+}
+
+/// A lowered module that has not been verified yet, and the op each of its
+/// instructions was lowered from.
+pub struct Lowered {
+    /// The module.
+    pub module: Module,
+    origins: SecondaryMap<Instr, Option<Op>>,
+}
+
+impl Lowered {
+    /// Checks the module with HLO's verifier. The StableHLO verifier passed,
+    /// so what HLO's finds is a rule it does not check yet (most often an
+    /// op's shapes); each error is reported at the op of `body` its
+    /// instruction was lowered from, in module order.
+    pub fn verify(&self, body: &Body) -> Result<(), Vec<Diagnostic>> {
+        weft_ir::verify(&self.module).map_err(|errors| {
+            errors
+                .iter()
+                .map(|error| blame(body, &self.module, &self.origins, error))
+                .collect()
+        })
+    }
+}
+
+/// Lowers `body` (for `arguments`, as [`lower_for_arguments`] does, when
+/// given) without verifying the result: to verify it separately
+/// ([`Lowered::verify`]), or to look at a lowering that does not verify
+/// (`weft convert --no-verify`).
+pub fn lower_unverified(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult<Lowered> {
     let entry_func = entry_function(body)?;
     let mut known_values = arguments
         .map(|arguments| refine::known_arguments(body, entry_func, arguments))
         .unwrap_or_default();
-    // Only a program with `?` dimensions pays for a copy.
+    // Only a program with `?` dimensions pays for a copy. Refinement changes
+    // types only, so the copy's ops are the original's.
     let refined;
     let body = if refine::needs_refinement(body) {
         let mut copy = body.clone();
@@ -101,7 +152,46 @@ fn lower_refined(body: &Body, arguments: Option<&[ArrayLiteral]>) -> LowerResult
     let entry = lowering.lower_function(entry_func, true)?;
     lowering.module.entry = Some(entry);
     lowering.finish(entry);
-    Ok(lowering.module)
+    Ok(Lowered {
+        module: lowering.module,
+        origins: lowering.origins,
+    })
+}
+
+/// An HLO verifier error of the lowered `module` as a diagnostic at the op
+/// its instruction was lowered from (at the top of the file for one the
+/// lowering made for no op in particular).
+fn blame(
+    body: &Body,
+    module: &Module,
+    origins: &SecondaryMap<Instr, Option<Op>>,
+    error: &weft_ir::verify::VerifyError,
+) -> Diagnostic {
+    let rule = error.rule.code();
+    let hint = error.instr.map_or_else(
+        || "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
+        |instr| {
+            format!(
+                "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
+                module.instr(instr).name
+            )
+        },
+    );
+    let (span, what) = match error.instr.and_then(|i| *origins.get(i)) {
+        Some(op) => (
+            body.span(op).unwrap_or_default(),
+            format!("'{}' op", body.ops[op].name.as_str()),
+        ),
+        None => (Span::default(), "the program".to_string()),
+    };
+    Diagnostic::error(
+        span,
+        format!(
+            "{what} is not valid: its HLO form breaks [{rule}] {}",
+            error.message
+        ),
+    )
+    .with_hint(hint)
 }
 
 /// The state of one lowering.
@@ -133,6 +223,12 @@ pub(crate) struct Lowering<'b> {
     /// The contents of the entry arguments the caller supplied, for folding
     /// shapes that depend on them.
     pub(crate) known_values: FxHashMap<Value, shape_folding::Folded>,
+    /// The op being lowered (the innermost, as ops lower their regions'
+    /// ops), or the function whose parameters and root are being made.
+    pub(crate) lowering: Option<Op>,
+    /// The op each instruction was lowered from, for locating errors in the
+    /// lowered module.
+    origins: SecondaryMap<Instr, Option<Op>>,
 }
 
 impl<'b> Lowering<'b> {
@@ -151,6 +247,8 @@ impl<'b> Lowering<'b> {
             next_channel: 1,
             after_done: FxHashMap::default(),
             known_values: FxHashMap::default(),
+            lowering: None,
+            origins: SecondaryMap::with_default(None),
         };
         let module_op = body.module;
         let replicas = integer_attribute(body.attribute(module_op, "mhlo.num_replicas"));
@@ -231,6 +329,13 @@ impl<'b> Lowering<'b> {
     }
 
     fn lower_function(&mut self, func: Op, is_entry: bool) -> LowerResult<Comp> {
+        let caller = self.lowering.replace(func);
+        let comp = self.lower_function_body(func, is_entry);
+        self.lowering = caller;
+        comp
+    }
+
+    fn lower_function_body(&mut self, func: Op, is_entry: bool) -> LowerResult<Comp> {
         let body = self.body;
         let name = body.symbol_name(func).unwrap_or("main").to_string();
         let comp = self.new_computation(&name);
@@ -241,6 +346,21 @@ impl<'b> Lowering<'b> {
         };
         if body.regions[region.expect("checked")].blocks.len() > 1 {
             return Err(self.error(func, "cannot lower a function with more than one block"));
+        }
+        if is_entry
+            && let Some(&future) = body.blocks[block]
+                .arguments
+                .iter()
+                .find(|&&a| matches!(body.ty(a), Type::Future(_)))
+        {
+            let name = body.value_name(future).unwrap_or("an argument");
+            return Err(self.error_with_hint(
+                func,
+                format!(
+                    "the entry function takes a future ({name}), which no start of the program made"
+                ),
+                "start the collective inside the program and pass its operand in instead",
+            ));
         }
         let arg_attrs = body
             .attribute(func, "arg_attrs")
@@ -256,7 +376,8 @@ impl<'b> Lowering<'b> {
             } else {
                 (self.shape(&ty).map_err(|m| self.error(func, m))?, None)
             };
-            let name = location_name(body, body.values[argument].location.as_ref())
+            let name = body
+                .location_name(body.values[argument].location.as_ref())
                 .unwrap_or_else(|| format!("Arg_{index}"));
             let parameter = self.emit(
                 comp,
@@ -470,7 +591,7 @@ impl<'b> Lowering<'b> {
         attrs: Attrs,
     ) -> Instr {
         let name = self.instr_names.unique(&sanitize(wanted));
-        self.module.add_instr(
+        let instr = self.module.add_instr(
             comp,
             InstrData {
                 name: name.into(),
@@ -482,7 +603,9 @@ impl<'b> Lowering<'b> {
                 common: None,
                 metadata: None,
             },
-        )
+        );
+        self.origins.set(instr, self.lowering);
+        instr
     }
 
     /// Adds a side-effecting `custom-call` to `target` (the interpreter's check
@@ -519,7 +642,8 @@ impl<'b> Lowering<'b> {
     /// The name for `op`'s instruction: its location's name when it has one
     /// (as XLA's translation does), else `fallback`.
     pub(crate) fn name_for(&self, op: Op, fallback: &str) -> String {
-        location_name(self.body, self.body.ops[op].location.as_ref())
+        self.body
+            .location_name(self.body.ops[op].location.as_ref())
             .unwrap_or_else(|| fallback.to_string())
     }
 
@@ -547,31 +671,14 @@ impl<'b> Lowering<'b> {
     }
 }
 
-/// `@main`, else the only public function, else the only function.
+/// The entry function ([`Body::entry_function`]).
 fn entry_function(body: &Body) -> LowerResult<Op> {
-    let functions = body.functions();
-    if let Some(&main) = functions
-        .iter()
-        .find(|&&f| body.symbol_name(f) == Some("main"))
-    {
-        return Ok(main);
-    }
-    let public: Vec<Op> = functions
-        .iter()
-        .copied()
-        .filter(|&f| {
-            body.attribute(f, "sym_visibility")
-                .and_then(Attribute::as_str)
-                .is_none_or(|v| v == "public")
-        })
-        .collect();
-    match (public.as_slice(), functions.as_slice()) {
-        ([only], _) | (_, [only]) => Ok(*only),
-        _ => Err(Box::new(
+    body.entry_function().ok_or_else(|| {
+        Box::new(
             Diagnostic::error(Span::default(), "no entry function to lower")
                 .with_hint("name the entry function @main"),
-        )),
-    }
+        )
+    })
 }
 
 /// A lowering error located at `op` of `body`, naming it.
@@ -611,32 +718,6 @@ fn sanitize(text: &str) -> String {
     out
 }
 
-/// The name a location gives (`loc("psum.3")`, through aliases, call sites and
-/// fused locations).
-fn location_name(body: &Body, location: Option<&Location>) -> Option<String> {
-    let mut location = location?;
-    for _ in 0..16 {
-        match location {
-            Location::Name { name, .. } => return Some(name.clone()),
-            Location::Alias(alias) => {
-                location = &body
-                    .location_aliases
-                    .iter()
-                    .find(|a| &a.name == alias)?
-                    .location;
-            }
-            Location::CallSite { callee, .. } => location = callee,
-            Location::Fused { locations, .. } => {
-                location = locations
-                    .iter()
-                    .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
 fn post_order(
     module: &Module,
     comp: Comp,
@@ -652,4 +733,32 @@ fn post_order(
         }
     }
     order.push(comp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `add` whose operand types disagree passes the StableHLO verifier
+    /// (it does not infer this op's shapes) but not HLO's.
+    const MISMATCHED_ADD: &str = "func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {\n  %0 = \"stablehlo.add\"(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+
+    #[test]
+    fn an_instruction_that_does_not_verify_is_blamed_on_its_op() {
+        let body = crate::text::parse(MISMATCHED_ADD).expect("parses");
+        let error = lower(&body).expect_err("HLO's verifier rejects the add");
+        let at = error.line_col(MISMATCHED_ADD);
+        assert_eq!((at.line, at.col), (2, 8), "{}", error.message);
+        assert!(
+            error.message.starts_with(
+                "'stablehlo.add' op is not valid: its HLO form breaks [shape.elementwise]"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(
+            lower_unverified(&body, None).is_ok(),
+            "the unverified lowering still shows the module"
+        );
+    }
 }

@@ -70,6 +70,13 @@ fn plain_opcode(kind: OpKind) -> Option<Opcode> {
 impl Lowering<'_> {
     /// Lowers `op` into `comp`, binding its results.
     pub(crate) fn lower_op(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
+        let outer = self.lowering.replace(op);
+        let lowered = self.lower_op_here(comp, op);
+        self.lowering = outer;
+        lowered
+    }
+
+    fn lower_op_here(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
         let Some(kind) = self.body.ops[op].name.kind() else {
             return Err(self.error(op, "unregistered op"));
         };

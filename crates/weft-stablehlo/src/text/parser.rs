@@ -631,6 +631,15 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(at, format!("redefinition of SSA value '%{name}'")));
         }
+        // A group of results (`%10:3`) is used as `%10#0`, `%10#1`, ….
+        for (index, &value) in values.iter().enumerate() {
+            let written = if values.len() == 1 {
+                format!("%{name}")
+            } else {
+                format!("%{name}#{index}")
+            };
+            self.body.value_names.set(value, Some(written.into()));
+        }
         scope.values.insert(name, values);
         Ok(())
     }

@@ -17,6 +17,11 @@
 //!    `i1` predicates, NumPy broadcasting).
 //! 5. `element_types`: the element types the spec allows for each
 //!    elementwise op's operands.
+//! 6. `future_uses`: every future (and JAX's `@…-start` result) is taken
+//!    exactly once — by its done, or passed on through loop state, a call,
+//!    a barrier or a branch result — never dropped, finished twice or used
+//!    by another op. Last, so that it can stay quiet about starts the other
+//!    stages already rejected.
 //!
 //! All errors are collected, each tied to an op; [`VerifyError::to_diagnostic`]
 //! renders it at the op's name.
@@ -25,6 +30,7 @@ mod async_ops;
 mod chlo;
 mod collectives;
 mod element_types;
+mod future_uses;
 mod structure;
 
 use weft_ir::{Diagnostic, Span};
@@ -96,6 +102,7 @@ pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     collectives::check(&mut checker, &ops);
     chlo::check(&mut checker, &ops);
     element_types::check(&mut checker, &ops);
+    future_uses::check(&mut checker, &ops);
     if checker.errors.is_empty() {
         return Ok(());
     }
