@@ -12,8 +12,13 @@
 //! - vector rates, per number class: chains of elementwise additions on
 //!   arrays that fit in cache;
 //! - transcendental rate: chains of `exponential` on such arrays;
-//! - matrix rates, per number class: square `dot`s, small enough to run on
-//!   one thread (a device of a virtual run is one core).
+//! - data-movement bandwidth: a broadcast, a transpose, a concatenation, a
+//!   strided slice and a pad of layer-sized arrays, together;
+//! - matrix rates, per number class: a layer's `dot` (`[128,1024] ×
+//!   [1024,1024]`) in the three layouts programs use (plain, transposed
+//!   left operand, transposed right operand), together.
+//!
+//! Kernels run on one thread, as a device of a virtual run is one core.
 //!
 //! Each rate is taken after the launch overhead of the program's
 //! instructions is subtracted, so a profile's parts add up to the measured
@@ -62,8 +67,10 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         repeat: args.repeat as usize,
     };
     eprintln!("calibrating: timing weft's kernels on one core (a few seconds)");
+    weft_runtime::set_kernel_threads(1);
     let launch = bench.launch_overhead()?;
     let memory = bench.memory_bandwidth(launch)?;
+    let data_movement = bench.data_movement_bandwidth(launch)?;
     let mut vector = ClassRates {
         f64: 0.0,
         f32: 0.0,
@@ -90,6 +97,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         ),
         launch_overhead_us: round(launch.as_secs_f64() * 1e6),
         memory_bandwidth_gb_per_s: round(memory),
+        data_movement_gb_per_s: Some(round(data_movement)),
         transcendentals_g_per_s: round(transcendentals),
         matrix_gflop_per_s: rounded(matrix),
         vector_gop_per_s: rounded(vector),
@@ -258,17 +266,47 @@ impl Bench {
         Ok(work.transcendentals / seconds / 1e9)
     }
 
-    /// A square dot of `elem`: G operations (2 per multiply-add) per
-    /// second.
+    /// Broadcast, transpose, concatenate, strided slice and pad: GB/s of
+    /// the bytes they move.
+    fn data_movement_bandwidth(&self, launch: Duration) -> Result<f64, String> {
+        let text = "HloModule calibrate_data_movement
+ENTRY e {
+  v = f32[1024] parameter(0)
+  m = f32[1024,1024] parameter(1)
+  zero = f32[] constant(0)
+  b = f32[512,1024] broadcast(v), dimensions={1}
+  t = f32[1024,1024] transpose(m), dimensions={1,0}
+  c = f32[2048,1024] concatenate(m, m), dimensions={0}
+  s = f32[512,512] slice(m), slice={[0:1024:2], [0:1024:2]}
+  p = f32[1024,1280] pad(m, zero), padding=0_0x128_128
+  ROOT r = (f32[512,1024], f32[1024,1024], f32[2048,1024], f32[512,512], f32[1024,1280]) tuple(b, t, c, s, p)
+}
+";
+        let (time, work) = self.time(text)?;
+        Ok(work.moved / Bench::net_seconds(time, &work, launch) / 1e9)
+    }
+
+    /// A layer's dot of `elem` in three layouts: G operations (2 per
+    /// multiply-add) per second.
     fn matrix_rate(&self, elem: &str, class: NumberClass, launch: Duration) -> Result<f64, String> {
-        // Below the size at which a product is split among threads.
-        let size = if class == NumberClass::F32 || class == NumberClass::F64 {
-            256
+        // The slow paths (16-bit floats, integers) on smaller layers.
+        let (rows, size) = if class == NumberClass::F32 || class == NumberClass::F64 {
+            (128, 1024)
         } else {
-            128
+            (32, 256)
         };
         let text = format!(
-            "HloModule calibrate_dot\nENTRY e {{\n  a = {elem}[{size},{size}] parameter(0)\n  b = {elem}[{size},{size}] parameter(1)\n  ROOT d = {elem}[{size},{size}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
+            "HloModule calibrate_dot
+ENTRY e {{
+  x = {elem}[{rows},{size}] parameter(0)
+  w = {elem}[{size},{size}] parameter(1)
+  g = {elem}[{rows},{size}] parameter(2)
+  plain = {elem}[{rows},{size}] dot(x, w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  left = {elem}[{size},{size}] dot(x, g), lhs_contracting_dims={{0}}, rhs_contracting_dims={{0}}
+  right = {elem}[{rows},{size}] dot(g, w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{1}}
+  ROOT r = ({elem}[{rows},{size}], {elem}[{size},{size}], {elem}[{rows},{size}]) tuple(plain, left, right)
+}}
+"
         );
         let (time, work) = self.time(&text)?;
         Ok(work.matrix[class.index()] / Bench::net_seconds(time, &work, launch) / 1e9)

@@ -19,6 +19,7 @@
 //! description = "measured by weft calibrate"
 //! launch_overhead_us = 1.2
 //! memory_bandwidth_gb_per_s = 9.5
+//! data_movement_gb_per_s = 1.5
 //! transcendentals_g_per_s = 0.12
 //!
 //! [matrix_gflop_per_s]
@@ -96,6 +97,10 @@ pub struct Profile {
     pub launch_overhead_us: f64,
     /// Memory bandwidth, in GB/s.
     pub memory_bandwidth_gb_per_s: f64,
+    /// Bandwidth of the instructions that only move data, in GB/s; the
+    /// memory bandwidth when absent (a device whose data movement streams).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_movement_gb_per_s: Option<f64>,
     /// Transcendental evaluations per second, in G/s.
     pub transcendentals_g_per_s: f64,
     /// Matrix-unit operations (dot, convolution) per second, in G/s.
@@ -136,19 +141,20 @@ impl Profile {
                 name: REFERENCE.into(),
                 description: "weft's kernels on one core of a current x86-64 server (rounded from weft calibrate)".into(),
                 launch_overhead_us: 0.2,
-                memory_bandwidth_gb_per_s: 15.0,
-                transcendentals_g_per_s: 0.3,
+                memory_bandwidth_gb_per_s: 12.0,
+                data_movement_gb_per_s: Some(1.2),
+                transcendentals_g_per_s: 0.25,
                 matrix_gflop_per_s: ClassRates {
-                    f64: 45.0,
-                    f32: 100.0,
-                    f16: 1.4,
-                    integer: 2.3,
+                    f64: 35.0,
+                    f32: 75.0,
+                    f16: 0.7,
+                    integer: 1.3,
                 },
                 vector_gop_per_s: ClassRates {
-                    f64: 0.55,
-                    f32: 5.5,
-                    f16: 0.013,
-                    integer: 0.13,
+                    f64: 0.45,
+                    f32: 5.0,
+                    f16: 0.012,
+                    integer: 0.11,
                 },
             }),
             _ => None,
@@ -167,9 +173,16 @@ impl Profile {
                 compute += work.vector[index] / (self.vector_gop_per_s.of(class) * 1e9);
             }
         }
-        let memory = work.bytes / (self.memory_bandwidth_gb_per_s * 1e9);
+        let memory = work.bytes / (self.memory_bandwidth_gb_per_s * 1e9)
+            + work.moved / (self.data_movement_bandwidth() * 1e9);
         let seconds = work.launches * self.launch_overhead_us * 1e-6 + compute.max(memory);
         Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+    }
+
+    /// The bandwidth of data movement, in GB/s.
+    pub fn data_movement_bandwidth(&self) -> f64 {
+        self.data_movement_gb_per_s
+            .unwrap_or(self.memory_bandwidth_gb_per_s)
     }
 
     /// Reads a profile from TOML text, checking every rate is a positive
@@ -196,6 +209,7 @@ impl Profile {
              launch_overhead_us = {}\n\
              # Bytes read and written per second, in GB/s.\n\
              memory_bandwidth_gb_per_s = {}\n\
+             {}\
              # exp, log, tanh, sqrt, … per second, in G/s.\n\
              transcendentals_g_per_s = {}\n\n\
              # Multiply-adds of dot and convolution (2 operations each), in G/s.\n\
@@ -206,6 +220,12 @@ impl Profile {
             toml_string(&self.description),
             self.launch_overhead_us,
             self.memory_bandwidth_gb_per_s,
+            match self.data_movement_gb_per_s {
+                Some(rate) => format!(
+                    "# Bytes per second of instructions that only move data, in GB/s.\ndata_movement_gb_per_s = {rate}\n"
+                ),
+                None => String::new(),
+            },
             self.transcendentals_g_per_s,
             rates(&self.matrix_gflop_per_s),
             rates(&self.vector_gop_per_s),
@@ -219,6 +239,11 @@ impl Profile {
             (
                 "memory_bandwidth_gb_per_s",
                 self.memory_bandwidth_gb_per_s,
+                false,
+            ),
+            (
+                "data_movement_gb_per_s",
+                self.data_movement_bandwidth(),
                 false,
             ),
             (
@@ -324,7 +349,7 @@ mod tests {
             .expect("built in")
             .to_toml()
             .replace(
-                "memory_bandwidth_gb_per_s = 15",
+                "memory_bandwidth_gb_per_s = 12",
                 "memory_bandwidth_gb_per_s = 0",
             );
         let error = Profile::from_toml(&text).expect_err("zero bandwidth");

@@ -12,8 +12,15 @@
 //!   reduction's combine, a sort's comparisons, a scatter's combines;
 //! - **transcendentals**: elements of `exp`, `log`, `tanh`, `sqrt`, … (XLA's
 //!   list), which cost tens of vector operations each;
-//! - **bytes**: what the instruction reads and writes in memory (operands
-//!   plus result; an in-place update only the part it touches).
+//! - **bytes**: what a computing instruction reads and writes in memory
+//!   (operands plus result);
+//! - **moved** bytes: the same for an instruction that only moves data
+//!   (broadcast, transpose, slice, concatenate, pad, reverse, gather,
+//!   scatter, dynamic slices and updates, iota; an in-place update counts
+//!   only the part it touches). A device with a memory system moves them at
+//!   its memory bandwidth; a CPU's data-movement kernels, which walk indices
+//!   element by element, are slower than its streaming ones, and a profile
+//!   may say so.
 //!
 //! Instructions that move no data on a real device — parameters, constants,
 //! tuples and their elements, bitcasts and reshapes, control flow (whose
@@ -98,8 +105,10 @@ pub struct Work {
     pub vector: [f64; 4],
     /// Transcendental evaluations.
     pub transcendentals: f64,
-    /// Bytes read and written.
+    /// Bytes read and written by computing instructions.
     pub bytes: f64,
+    /// Bytes read and written by instructions that only move data.
+    pub moved: f64,
     /// Kernel launches: 1 for an instruction that does any work.
     pub launches: f64,
 }
@@ -111,6 +120,7 @@ impl Work {
         vector: [0.0; 4],
         transcendentals: 0.0,
         bytes: 0.0,
+        moved: 0.0,
         launches: 0.0,
     };
 
@@ -127,6 +137,7 @@ impl Work {
         }
         self.transcendentals += other.transcendentals;
         self.bytes += other.bytes;
+        self.moved += other.moved;
         self.launches += other.launches;
         self
     }
@@ -174,6 +185,7 @@ pub fn of(module: &Module, instr: Instr) -> Work {
             let inner = module.comp(fused).body.iter().fold(Work::FREE, |sum, &i| {
                 let mut inner = of(module, i);
                 inner.bytes = 0.0;
+                inner.moved = 0.0;
                 inner.launches = 0.0;
                 sum.plus(&inner)
             });
@@ -333,7 +345,30 @@ pub fn of(module: &Module, instr: Instr) -> Work {
         }
         _ => {}
     }
+    if moves_data(opcode) {
+        work.moved = work.bytes;
+        work.bytes = 0.0;
+    }
     work
+}
+
+/// Opcodes that only move data (see the module docs).
+fn moves_data(opcode: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        opcode,
+        Broadcast
+            | Transpose
+            | Copy
+            | Concatenate
+            | Slice
+            | Pad
+            | Reverse
+            | Gather
+            | DynamicSlice
+            | DynamicUpdateSlice
+            | Iota
+    )
 }
 
 /// Opcodes that cost nothing themselves (see the module docs).
@@ -531,7 +566,8 @@ mod tests {
         let work = root_work(
             "HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n  u = f32[10] parameter(1)\n  i = s32[] parameter(2)\n  ROOT d = f32[1000] dynamic-update-slice(a, u, i)\n}\n",
         );
-        assert_eq!(work.bytes, 80.0);
+        assert_eq!(work.moved, 80.0);
+        assert_eq!(work.bytes, 0.0);
     }
 
     #[test]

@@ -21,5 +21,5 @@ pub mod numbers;
 pub mod random;
 pub mod tensor;
 
-pub use evaluate::{Evaluation, Limits, RunError, evaluate, run, run_with};
+pub use evaluate::{Evaluation, Limits, RunError, evaluate, run, run_with, set_kernel_threads};
 pub use tensor::{Tensor, Value};

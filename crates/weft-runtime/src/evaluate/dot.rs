@@ -1,12 +1,16 @@
 //! `dot` with general dimension numbers.
 //!
-//! Both operands are first transposed to `[batch, rows, contracted]` and
+//! Each operand is a batch of matrices: `[batch, rows, contracted]` and
 //! `[batch, contracted, columns]`; the result is `[batch…, lhs free…, rhs
 //! free…]` as XLA orders it. `f32` and `f64` products run on the
 //! `matrixmultiply` GEMM (accumulating in the element type, as XLA's CPU
-//! backend does); every other type is computed in its arithmetic domain
-//! (`f64` for narrow floats, which XLA accumulates in `f32`, so results may
-//! differ from XLA's in the last bit of a narrow type).
+//! backend does), which reads a matrix through its row and column strides:
+//! an operand whose contracted dimensions come before its free ones (a
+//! gradient's `xᵀ·dy`, an `x·wᵀ`) is read transposed where it lies, never
+//! copied; only other layouts are transposed first. Every other type is
+//! computed in its arithmetic domain (`f64` for narrow floats, which XLA
+//! accumulates in `f32`, so results may differ from XLA's in the last bit of
+//! a narrow type).
 
 use weft_ir::ElementType;
 use weft_ir::attrs::DotAttrs;
@@ -55,10 +59,6 @@ pub(crate) fn dot(
         .chain(&rhs_free)
         .copied()
         .collect();
-    // Operands already in [batch, rows, contracted] order (the common case)
-    // are used as they are.
-    let a = arranged(lhs, &lhs_order);
-    let b = arranged(rhs, &rhs_order);
     let mut result_dims: Vec<i64> = dims
         .lhs_batch
         .iter()
@@ -72,6 +72,24 @@ pub(crate) fn dot(
         depth,
         columns,
     };
+    // The GEMM reads each operand where it lies when its dimensions are in
+    // matrix order or transposed; other layouts are arranged first.
+    let lhs_transposed: Vec<i64> = dims
+        .lhs_batch
+        .iter()
+        .chain(&dims.lhs_contracting)
+        .chain(&lhs_free)
+        .copied()
+        .collect();
+    let rhs_transposed: Vec<i64> = dims
+        .rhs_batch
+        .iter()
+        .chain(&rhs_free)
+        .chain(&dims.rhs_contracting)
+        .copied()
+        .collect();
+    let (a, a_layout) = strided(lhs, &lhs_order, &lhs_transposed, rows, depth);
+    let (b, b_layout) = strided(rhs, &rhs_order, &rhs_transposed, depth, columns);
     if a.elem == ElementType::F32 && b.elem == ElementType::F32 && result_elem == ElementType::F32 {
         let mut bytes = vec![0u8; shape.batch * shape.rows * shape.columns * 4];
         // Aligned buffers (what the allocator gives) are used in place;
@@ -92,8 +110,12 @@ pub(crate) fn dot(
             }
         };
         match crate::tensor::as_f32_mut(&mut bytes) {
-            Some(out) => shape.sgemm_into(a_values, b_values, out),
-            None => bytes = crate::tensor::f32_bytes(&shape.sgemm(a_values, b_values)),
+            Some(out) => shape.gemm_into(a_values, a_layout, b_values, b_layout, out),
+            None => {
+                let mut out = vec![0f32; shape.batch * shape.rows * shape.columns];
+                shape.gemm_into(a_values, a_layout, b_values, b_layout, &mut out);
+                bytes = crate::tensor::f32_bytes(&out);
+            }
         }
         return Ok(Tensor {
             elem: ElementType::F32,
@@ -101,12 +123,19 @@ pub(crate) fn dot(
             bytes: bytes.into(),
         });
     }
+    if a.elem == ElementType::F64
+        && b.elem == ElementType::F64
+        && result_elem == ElementType::F64
+        && let (Numbers::Float(x), Numbers::Float(y)) = (decode(&a), decode(&b))
+    {
+        let mut out = vec![0f64; shape.batch * shape.rows * shape.columns];
+        shape.gemm_into(&x, a_layout, &y, b_layout, &mut out);
+        return Ok(encode(result_elem, &result_dims, &Numbers::Float(out)));
+    }
+    // The other domains read matrices in matrix order.
+    let a = arranged(lhs, &lhs_order);
+    let b = arranged(rhs, &rhs_order);
     let out = match (decode(&a), decode(&b)) {
-        (Numbers::Float(x), Numbers::Float(y))
-            if a.elem == ElementType::F64 && b.elem == ElementType::F64 =>
-        {
-            Numbers::Float(shape.dgemm(&x, &y))
-        }
         (Numbers::Float(x), Numbers::Float(y)) => {
             Numbers::Float(shape.naive(&x, &y, 0.0, |s, p, q| s + p * q))
         }
@@ -154,6 +183,43 @@ fn arranged<'t>(tensor: &'t Tensor, order: &[i64]) -> std::borrow::Cow<'t, Tenso
     }
 }
 
+/// How a batch's matrix lies in its buffer: the steps, in elements, from
+/// one row and from one column to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    row_stride: usize,
+    column_stride: usize,
+}
+
+/// `tensor` as a batch of `rows × columns` matrices: read where it lies
+/// when its dimensions are in `order` (matrix order) or in `transposed`
+/// order, else arranged into matrix order first.
+fn strided<'t>(
+    tensor: &'t Tensor,
+    order: &[i64],
+    transposed: &[i64],
+    rows: usize,
+    columns: usize,
+) -> (std::borrow::Cow<'t, Tensor>, Layout) {
+    let identity = |order: &[i64]| order.iter().enumerate().all(|(i, &d)| d == i as i64);
+    if !identity(order) && identity(transposed) {
+        return (
+            std::borrow::Cow::Borrowed(tensor),
+            Layout {
+                row_stride: 1,
+                column_stride: rows,
+            },
+        );
+    }
+    (
+        arranged(tensor, order),
+        Layout {
+            row_stride: columns,
+            column_stride: 1,
+        },
+    )
+}
+
 fn floats32(t: &Tensor) -> Vec<f32> {
     crate::tensor::f32_values(&t.bytes)
 }
@@ -184,31 +250,126 @@ fn gemm_threads(m: usize, k: usize, n: usize) -> usize {
     cores.min(m)
 }
 
-/// `c = a × b` for row-major `a` (rows × k), `b` (k × n) and `c` (rows × n).
-fn sgemm_rows(a: &[f32], b: &[f32], c: &mut [f32], k: usize, n: usize) {
+/// The element types the GEMM crate multiplies.
+trait GemmElement: Copy + Send + Sync {
+    /// `c = a × b` for an `m × k` matrix `a` and a `k × n` matrix `b` read
+    /// through their strides, into the row-major `c`.
+    ///
+    /// # Safety
+    /// Every element the strides reach (`(m−1)·row + (k−1)·column` from
+    /// `a`, likewise for `b`, `m·n` from `c`) must lie in its buffer.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const Self,
+        a_layout: Layout,
+        b: *const Self,
+        b_layout: Layout,
+        c: *mut Self,
+    );
+}
+
+impl GemmElement for f32 {
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const f32,
+        a_layout: Layout,
+        b: *const f32,
+        b_layout: Layout,
+        c: *mut f32,
+    ) {
+        // SAFETY: the caller keeps every strided element in bounds.
+        unsafe {
+            matrixmultiply::sgemm(
+                m,
+                k,
+                n,
+                1.0,
+                a,
+                a_layout.row_stride as isize,
+                a_layout.column_stride as isize,
+                b,
+                b_layout.row_stride as isize,
+                b_layout.column_stride as isize,
+                0.0,
+                c,
+                n as isize,
+                1,
+            );
+        }
+    }
+}
+
+impl GemmElement for f64 {
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const f64,
+        a_layout: Layout,
+        b: *const f64,
+        b_layout: Layout,
+        c: *mut f64,
+    ) {
+        // SAFETY: the caller keeps every strided element in bounds.
+        unsafe {
+            matrixmultiply::dgemm(
+                m,
+                k,
+                n,
+                1.0,
+                a,
+                a_layout.row_stride as isize,
+                a_layout.column_stride as isize,
+                b,
+                b_layout.row_stride as isize,
+                b_layout.column_stride as isize,
+                0.0,
+                c,
+                n as isize,
+                1,
+            );
+        }
+    }
+}
+
+/// `c = a × b` for the `rows × k` matrix at the start of `a`, the `k × n`
+/// matrix `b` and the row-major `c` (`rows × n`, its length giving the
+/// rows).
+fn gemm_rows<T: GemmElement>(
+    a: &[T],
+    a_layout: Layout,
+    b: &[T],
+    b_layout: Layout,
+    c: &mut [T],
+    k: usize,
+    n: usize,
+) {
     let m = c.len() / n.max(1);
     if m == 0 || n == 0 {
         return;
     }
-    // SAFETY: `a`, `b` and `c` are row-major slices of exactly m×k, k×n and
-    // m×n elements, and the strides below describe them.
+    let reach = |rows: usize, columns: usize, layout: Layout| {
+        (rows - 1) * layout.row_stride + columns.saturating_sub(1) * layout.column_stride
+    };
+    assert!(k == 0 || (reach(m, k, a_layout) < a.len() && reach(k, n, b_layout) < b.len()));
+    // SAFETY: checked just above: every element the strides reach lies in
+    // `a` and `b`, and `c` holds m × n elements.
     unsafe {
-        matrixmultiply::sgemm(
+        T::gemm(
             m,
             k,
             n,
-            1.0,
             a.as_ptr(),
-            k as isize,
-            1,
+            a_layout,
             b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
+            b_layout,
             c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
+        )
     }
 }
 
@@ -221,13 +382,16 @@ struct Gemm {
 }
 
 impl Gemm {
-    fn sgemm(&self, a: &[f32], b: &[f32]) -> Vec<f32> {
-        let mut c = vec![0f32; self.batch * self.rows * self.columns];
-        self.sgemm_into(a, b, &mut c);
-        c
-    }
-
-    fn sgemm_into(&self, a: &[f32], b: &[f32], c: &mut [f32]) {
+    /// Every batch's product, large ones split by rows over the cores a
+    /// GEMM may use (each thread multiplies a block of rows by all of `b`).
+    fn gemm_into<T: GemmElement>(
+        &self,
+        a: &[T],
+        a_layout: Layout,
+        b: &[T],
+        b_layout: Layout,
+        c: &mut [T],
+    ) {
         let (m, k, n) = (self.rows, self.depth, self.columns);
         if m * n == 0 {
             return;
@@ -238,54 +402,17 @@ impl Gemm {
             let c = &mut c[batch * m * n..][..m * n];
             let threads = gemm_threads(m, k, n);
             if threads <= 1 {
-                sgemm_rows(a, b, c, k, n);
+                gemm_rows(a, a_layout, b, b_layout, c, k, n);
                 continue;
             }
-            // Large products split their rows across the machine's cores;
-            // each thread multiplies a block of rows by all of `b`.
             let rows_per_thread = m.div_ceil(threads);
             std::thread::scope(|scope| {
-                for (a_rows, c_rows) in a
-                    .chunks(rows_per_thread * k)
-                    .zip(c.chunks_mut(rows_per_thread * n))
-                {
-                    scope.spawn(move || sgemm_rows(a_rows, b, c_rows, k, n));
+                for (block, c_rows) in c.chunks_mut(rows_per_thread * n).enumerate() {
+                    let a_rows = &a[block * rows_per_thread * a_layout.row_stride..];
+                    scope.spawn(move || gemm_rows(a_rows, a_layout, b, b_layout, c_rows, k, n));
                 }
             });
         }
-    }
-
-    fn dgemm(&self, a: &[f64], b: &[f64]) -> Vec<f64> {
-        let (m, k, n) = (self.rows, self.depth, self.columns);
-        let mut c = vec![0f64; self.batch * m * n];
-        if m * n == 0 {
-            return c;
-        }
-        for batch in 0..self.batch {
-            let a = &a[batch * m * k..][..m * k];
-            let b = &b[batch * k * n..][..k * n];
-            let c = &mut c[batch * m * n..][..m * n];
-            // SAFETY: as in `sgemm`.
-            unsafe {
-                matrixmultiply::dgemm(
-                    m,
-                    k,
-                    n,
-                    1.0,
-                    a.as_ptr(),
-                    k as isize,
-                    1,
-                    b.as_ptr(),
-                    n as isize,
-                    1,
-                    0.0,
-                    c.as_mut_ptr(),
-                    n as isize,
-                    1,
-                );
-            }
-        }
-        c
     }
 
     fn naive<T: Copy>(
@@ -313,5 +440,69 @@ impl Gemm {
             }
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[rows, columns]` values `seed + i` of `elem`.
+    fn matrix(elem: ElementType, dims: [i64; 2], seed: f64) -> Tensor {
+        let count = (dims[0] * dims[1]) as usize;
+        let values: Vec<f64> = (0..count).map(|i| seed + (i % 13) as f64 - 6.0).collect();
+        encode(elem, &dims, &Numbers::Float(values))
+    }
+
+    fn values(tensor: &Tensor) -> Vec<f64> {
+        match decode(tensor) {
+            Numbers::Float(values) => values,
+            _ => panic!("floats"),
+        }
+    }
+
+    /// Every layout the GEMM reads in place (and the one it arranges
+    /// first) gives the product a plain loop gives.
+    #[test]
+    fn transposed_operands_are_read_where_they_lie() {
+        let (m, k, n) = (70i64, 50i64, 90i64);
+        for elem in [ElementType::F32, ElementType::F64] {
+            let x = matrix(elem, [m, k], 0.5);
+            let w = matrix(elem, [k, n], -0.25);
+            let x_t = transpose(&x, &[1, 0]);
+            let w_t = transpose(&w, &[1, 0]);
+            let plain = DotAttrs {
+                lhs_contracting: vec![1],
+                rhs_contracting: vec![0],
+                ..DotAttrs::default()
+            };
+            let expected = values(&dot(&x, &w, &plain, elem).expect("plain"));
+            let xs = values(&x);
+            let ws = values(&w);
+            for i in [0usize, 17, 69] {
+                for j in [0usize, 33, 89] {
+                    let sum: f64 = (0..k as usize)
+                        .map(|p| xs[i * k as usize + p] * ws[p * n as usize + j])
+                        .sum();
+                    assert!((expected[i * n as usize + j] - sum).abs() < 1e-3);
+                }
+            }
+            for (lhs, rhs, lhs_contracting, rhs_contracting) in
+                [(&x_t, &w, 0, 0), (&x, &w_t, 1, 1), (&x_t, &w_t, 0, 1)]
+            {
+                let dims = DotAttrs {
+                    lhs_contracting: vec![lhs_contracting],
+                    rhs_contracting: vec![rhs_contracting],
+                    ..DotAttrs::default()
+                };
+                let got = dot(lhs, rhs, &dims, elem).expect("a layout");
+                assert_eq!(got.dims, vec![m, n]);
+                assert_eq!(
+                    values(&got),
+                    expected,
+                    "{elem:?} {lhs_contracting} {rhs_contracting}"
+                );
+            }
+        }
     }
 }

@@ -50,6 +50,13 @@ mod windows;
 
 pub(crate) use data_movement::{concatenate, slice};
 pub(crate) use dot::set_cores_per_device;
+
+/// Lets one kernel (a large GEMM) use `threads` threads, 0 meaning all the
+/// machine's cores, until a grid run sets each device's share. What a
+/// one-core measurement (`weft calibrate`) asks for.
+pub fn set_kernel_threads(threads: usize) {
+    set_cores_per_device(threads);
+}
 pub(crate) use elementwise::{binary, fold_f32};
 
 use rustc_hash::FxHashMap;
