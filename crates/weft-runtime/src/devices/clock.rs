@@ -20,10 +20,9 @@
 //!   every device has a core of its own.
 //!
 //! Invariants: a device's clock never goes back; in virtual and measured
-//! timing a clock moves only by charges and by [`Clock::advance_to`] a time
-//! another device's clock reached (carried with contributions and
-//! messages), so the times of a run depend only on the program, its inputs
-//! and the model. The async stream of a device has a clock of its own: a
+//! timing a clock moves only by charges and by advancing to a time another
+//! device's clock reached (carried with contributions and messages), so the
+//! times of a run depend only on the program, its inputs and the model. The async stream of a device has a clock of its own: a
 //! job starts at the later of its start's time and the stream's last job's
 //! end, as on a real device's communication stream.
 
