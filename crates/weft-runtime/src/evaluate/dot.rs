@@ -271,71 +271,46 @@ trait GemmElement: Copy + Send + Sync {
     );
 }
 
-impl GemmElement for f32 {
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const f32,
-        a_layout: Layout,
-        b: *const f32,
-        b_layout: Layout,
-        c: *mut f32,
-    ) {
-        // SAFETY: the caller keeps every strided element in bounds.
-        unsafe {
-            matrixmultiply::sgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a,
-                a_layout.row_stride as isize,
-                a_layout.column_stride as isize,
-                b,
-                b_layout.row_stride as isize,
-                b_layout.column_stride as isize,
-                0.0,
-                c,
-                n as isize,
-                1,
-            );
+/// A [`GemmElement`] impl calling the GEMM crate's routine for the type.
+macro_rules! gemm_element {
+    ($type:ty, $routine:path) => {
+        impl GemmElement for $type {
+            unsafe fn gemm(
+                m: usize,
+                k: usize,
+                n: usize,
+                a: *const $type,
+                a_layout: Layout,
+                b: *const $type,
+                b_layout: Layout,
+                c: *mut $type,
+            ) {
+                // SAFETY: the caller keeps every strided element in bounds.
+                unsafe {
+                    $routine(
+                        m,
+                        k,
+                        n,
+                        1.0,
+                        a,
+                        a_layout.row_stride as isize,
+                        a_layout.column_stride as isize,
+                        b,
+                        b_layout.row_stride as isize,
+                        b_layout.column_stride as isize,
+                        0.0,
+                        c,
+                        n as isize,
+                        1,
+                    );
+                }
+            }
         }
-    }
+    };
 }
 
-impl GemmElement for f64 {
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const f64,
-        a_layout: Layout,
-        b: *const f64,
-        b_layout: Layout,
-        c: *mut f64,
-    ) {
-        // SAFETY: the caller keeps every strided element in bounds.
-        unsafe {
-            matrixmultiply::dgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a,
-                a_layout.row_stride as isize,
-                a_layout.column_stride as isize,
-                b,
-                b_layout.row_stride as isize,
-                b_layout.column_stride as isize,
-                0.0,
-                c,
-                n as isize,
-                1,
-            );
-        }
-    }
-}
+gemm_element!(f32, matrixmultiply::sgemm);
+gemm_element!(f64, matrixmultiply::dgemm);
 
 /// `c = a × b` for the `rows × k` matrix at the start of `a`, the `k × n`
 /// matrix `b` and the row-major `c` (`rows × n`, its length giving the
