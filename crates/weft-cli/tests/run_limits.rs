@@ -250,3 +250,43 @@ fn an_absurd_link_is_run_with_a_warning() {
         "{text}"
     );
 }
+
+/// A wall-clock run sleeping through a long modelled transfer stops at its
+/// deadline, not when the transfer would end, and says where each device
+/// was: in the transfer of a synchronous collective, or at the done of an
+/// async one.
+#[test]
+fn the_deadline_ends_a_modelled_transfer() {
+    for (example, place) in [
+        (
+            "overlap_allreduce.sync.hlo",
+            "in the link model's transfer at step/%all-reduce",
+        ),
+        (
+            "overlap_allreduce.async.hlo",
+            "waiting at step/%all-reduce-done for its async operation",
+        ),
+    ] {
+        let started = Instant::now();
+        let output = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .arg("run")
+            .arg(common::example(example))
+            .args(["--timing", "wall", "--link-bandwidth", "0.0005"])
+            .args(["--deadline", "1"])
+            .output()
+            .expect("weft runs");
+        let text = stderr(&output);
+        assert!(!output.status.success());
+        assert!(
+            text.contains("the run passed its deadline of 1 s"),
+            "{text}"
+        );
+        assert!(text.contains(&format!("device 0: {place}")), "{text}");
+        // The 8 MiB transfer would take 17 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "{example} took {:?}",
+            started.elapsed()
+        );
+    }
+}

@@ -356,10 +356,20 @@ struct CollectiveRow {
     host: Duration,
 }
 
-/// `value` with at most three decimals and no trailing zeros (`25`, `0.35`).
+/// `value` with at most three decimals, or three significant digits below
+/// 1, and no trailing zeros (`25`, `0.35`, `0.0005`).
 pub(super) fn short_number(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
+    let decimals = if value > 0.0 && value < 1.0 {
+        (2 - value.log10().floor() as i32).max(3) as usize
+    } else {
+        3
+    };
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// `1.5 MiB`, `512 B`.
@@ -401,6 +411,9 @@ mod tests {
         assert_eq!(bytes_text(4.0 * 1024.0 * 1024.0), "4.0 MiB");
         assert_eq!(short_number(25.0), "25");
         assert_eq!(short_number(0.35), "0.35");
+        assert_eq!(short_number(0.0005), "0.0005");
+        assert_eq!(short_number(0.00012345), "0.000123");
+        assert_eq!(short_number(100.0), "100");
     }
 
     #[test]

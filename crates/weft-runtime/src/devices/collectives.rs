@@ -97,7 +97,7 @@ impl Evaluator<'_> {
         // combine what it has received.
         let received = received_bytes(opcode, &parts, group.len());
         let transfer = device.link.transfer_time(received);
-        self.advance_clock_to(met.saturating_add(transfer));
+        self.transfer_until(instr, met.saturating_add(transfer))?;
         let host_began = self.now();
         let result = match opcode {
             // Every member gets the same result: computed once for the group,
@@ -427,7 +427,7 @@ impl Evaluator<'_> {
                 let bytes: usize = result.iter().map(|t| t.bytes.len()).sum();
                 let sent = self.sent_time(device, &delivered);
                 let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
-                self.advance_clock_to(data_arrived);
+                self.transfer_until(instr, data_arrived)?;
                 record.peers = vec![line_device(source), line_device(me)];
                 record.bytes = bytes as f64;
                 record.met = arrived.max(sent);

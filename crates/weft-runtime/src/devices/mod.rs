@@ -377,7 +377,15 @@ fn deadline_report(outcomes: &[(usize, Result<Evaluation, RunError>)]) -> Option
                 let at = e.instruction.as_deref().unwrap_or("its entry computation");
                 if computing(e) {
                     let within = e.message.split_once(" here").map_or("", |(_, rest)| rest);
-                    format!("computing at {at}{within}")
+                    let transfer = crate::evaluate::IN_TRANSFER.trim_start_matches(" here");
+                    let done = crate::evaluate::AT_DONE.trim_start_matches(" here");
+                    if within.starts_with(transfer) {
+                        format!("in the link model's transfer at {at}")
+                    } else if within.starts_with(done) {
+                        format!("waiting at {at} for its async operation")
+                    } else {
+                        format!("computing at {at}{within}")
+                    }
                 } else if e.message.contains("stopped because") {
                     format!("waiting at {at}")
                 } else {

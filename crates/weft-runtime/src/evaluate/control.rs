@@ -437,7 +437,13 @@ impl Evaluator<'_> {
                 let (settled, ready) = pending.wait_timed();
                 drop(at_done);
                 let settled = settled.map_err(|message| {
-                    self.error(instr, format!("its async operation failed: {message}"))
+                    if message.contains(super::DEADLINE_PASSED) {
+                        let mut error = self.deadline_error(instr);
+                        error.message = error.message.replacen(" here", super::AT_DONE, 1);
+                        error
+                    } else {
+                        self.error(instr, format!("its async operation failed: {message}"))
+                    }
                 })?;
                 self.advance_clock_to(ready);
                 if let Some(timeline) = self.timeline.as_mut() {

@@ -123,6 +123,14 @@ impl Default for Limits {
 /// them from other failures.
 pub const DEADLINE_PASSED: &str = "the run passed its deadline";
 
+/// Where a deadline error of a device in the link model's transfer says it
+/// was (in place of ` here`).
+pub(crate) const IN_TRANSFER: &str = " here, in the link model's transfer";
+
+/// Where a deadline error of a device at a done whose async operation met
+/// the deadline says it was (in place of ` here`).
+pub(crate) const AT_DONE: &str = " here, waiting for its async operation";
+
 /// Runs `module`'s entry computation on `arguments` and returns its result
 /// (failed `check.*` calls are ignored; see [`run`]).
 pub fn evaluate(module: &Module, arguments: Vec<Value>) -> Result<Value, RunError> {
@@ -428,12 +436,37 @@ impl<'m> Evaluator<'m> {
     }
 
     /// Moves this device's clock on to `time` (a wall clock sleeps until
-    /// then, stopping early when the run was stopped).
+    /// then, stopping early when the run was stopped or its deadline
+    /// passed).
     pub(crate) fn advance_clock_to(&mut self, time: std::time::Duration) {
         let fabric = self.device.as_ref().map(|d| d.fabric.clone());
+        let deadline = self.deadline_at;
         if let Some(clock) = self.clock.as_mut() {
-            clock.advance_to(time, &|| fabric.as_ref().is_some_and(|f| f.is_stopped()));
+            clock.advance_to(time, &|| {
+                fabric.as_ref().is_some_and(|f| f.is_stopped())
+                    || deadline.is_some_and(|at| std::time::Instant::now() >= at)
+            });
         }
+    }
+
+    /// Lets the link model's transfer for `instr` run until `time`: the
+    /// clock moves on to it, and a wall-clock sleep through it ends with
+    /// the run's deadline, as an error at `instr`.
+    pub(crate) fn transfer_until(
+        &mut self,
+        instr: Instr,
+        time: std::time::Duration,
+    ) -> Result<(), RunError> {
+        self.advance_clock_to(time);
+        if self
+            .deadline_at
+            .is_some_and(|at| std::time::Instant::now() >= at)
+        {
+            let mut error = self.deadline_error(instr);
+            error.message = error.message.replacen(" here", IN_TRANSFER, 1);
+            return Err(error);
+        }
+        Ok(())
     }
 
     /// Charges `instr`, which began at `started`, to this device's clock

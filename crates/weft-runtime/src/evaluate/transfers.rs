@@ -215,7 +215,7 @@ impl Evaluator<'_> {
                 message.sent.saturating_duration_since(device.origin)
             };
             let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
-            self.advance_clock_to(data_arrived);
+            self.transfer_until(instr, data_arrived)?;
             let met = arrived.max(sent);
             let transfer = data_arrived.saturating_sub(met);
             let ready = self.now().max(met + transfer);
