@@ -144,6 +144,11 @@ pub struct RunArgs {
     /// out of the trace.
     #[arg(long)]
     trace_hide_trivial: bool,
+    /// The most events (instructions, async operations and collective
+    /// instances, each) the trace keeps over all devices: the first ones,
+    /// shared equally; a longer run's summary still counts everything.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    trace_max_events: u64,
     /// How devices keep time: `virtual` (each instruction costs its modelled
     /// work on --profile's device, each transfer the link model: the same
     /// step time and overlap on any host, to the nanosecond; the default
@@ -552,11 +557,20 @@ fn execute_grid(
     }
     let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
     let (timing, timing_note) = timing_of(args, local_devices)?;
+    // Without a trace, a run keeps only sums: its memory does not grow
+    // with its length.
+    let detail = match &args.trace {
+        None => weft_runtime::devices::timeline::Detail::TOTALS_ONLY,
+        Some(_) => weft_runtime::devices::timeline::Detail {
+            max_events: (args.trace_max_events / devices as u64).max(1) as usize,
+        },
+    };
     let options = weft_runtime::devices::GridOptions {
         timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
         limits: limits(args),
         link,
         timing,
+        detail,
     };
     // The step time runs from the moment every device thread is ready to
     // the moment the last device (and its async stream) finished.
@@ -611,15 +625,26 @@ fn execute_grid(
     // Requested files first: whatever happens to standard output, they are
     // written before anything is printed.
     if let Some(path) = &args.trace {
-        let trace = weft_runtime::devices::trace::chrome_trace(
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        let mut writer = std::io::BufWriter::new(file);
+        weft_runtime::devices::trace::write_chrome_trace(
             module,
             &timelines,
             weft_runtime::devices::trace::TraceOptions {
                 hide_trivial: args.trace_hide_trivial,
             },
-        );
-        std::fs::write(path, trace)
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            &mut writer,
+        )
+        .and_then(|()| std::io::Write::flush(&mut writer))
+        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        let dropped: u64 = timelines.iter().map(|t| t.dropped).sum();
+        if dropped > 0 {
+            eprintln!(
+                "warning: the trace keeps the first {} events of each device; {dropped} later ones were left out (--trace-max-events)",
+                detail.max_events
+            );
+        }
     }
     let mut outputs: Vec<Vec<Value>> = Vec::new();
     for evaluation in &evaluations {

@@ -224,18 +224,18 @@ impl Summary<'_> {
     /// One row per collective instruction, in program order.
     fn collective_rows(&self) -> Vec<CollectiveRow> {
         let mut rows: BTreeMap<usize, CollectiveRow> = BTreeMap::new();
-        let devices = self.last.len().max(1) as u32;
+        let devices = self.last.len().max(1) as u64;
         for timeline in &self.last {
-            for record in &timeline.collectives {
-                let data = self.module.instr(record.instr);
+            for (&instr, totals) in &timeline.collective_totals {
+                let data = self.module.instr(instr);
                 let row = rows
-                    .entry(Module::instr_index(record.instr))
+                    .entry(Module::instr_index(instr))
                     .or_insert_with(|| CollectiveRow {
                         name: data.name.to_string(),
                         kind: format!(
                             "{}{}",
                             data.opcode.name(),
-                            if record.asynchronous { " (async)" } else { "" }
+                            if totals.asynchronous { " (async)" } else { "" }
                         ),
                         instances: 0,
                         runs: 0,
@@ -246,23 +246,23 @@ impl Summary<'_> {
                         max_wait: Duration::ZERO,
                         host: Duration::ZERO,
                     });
-                row.instances += 1;
-                row.peers = row.peers.max(record.peers.len());
-                row.bytes += record.bytes;
-                row.transfer += record.transfer;
-                row.mean_wait += record.wait();
-                row.max_wait = row.max_wait.max(record.wait());
-                row.host += record.host;
+                row.instances += totals.count;
+                row.peers = row.peers.max(totals.peers);
+                row.bytes += totals.bytes;
+                row.transfer += totals.transfer;
+                row.mean_wait += totals.wait;
+                row.max_wait = row.max_wait.max(totals.max_wait);
+                row.host += totals.host;
             }
         }
         rows.into_values()
             .map(|mut row| {
                 let count = row.instances.max(1);
                 row.runs = row.instances.div_ceil(devices);
-                row.bytes /= f64::from(count);
-                row.transfer /= count;
-                row.mean_wait /= count;
-                row.host /= count;
+                row.bytes /= count as f64;
+                row.transfer = row.transfer.div_f64(count as f64);
+                row.mean_wait = row.mean_wait.div_f64(count as f64);
+                row.host = row.host.div_f64(count as f64);
                 row
             })
             .collect()
@@ -344,10 +344,10 @@ impl Summary<'_> {
 struct CollectiveRow {
     name: String,
     kind: String,
-    /// Records (devices × runs).
-    instances: u32,
+    /// Instances (devices × runs).
+    instances: u64,
     /// Runs per device.
-    runs: u32,
+    runs: u64,
     peers: usize,
     bytes: f64,
     transfer: Duration,

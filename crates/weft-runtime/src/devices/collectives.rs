@@ -300,7 +300,7 @@ impl Evaluator<'_> {
             if device.stream.is_some() {
                 timeline.exposed += record.communication();
             }
-            timeline.collectives.push(record);
+            timeline.add_collective(record);
         }
     }
 

@@ -83,6 +83,8 @@ pub struct DeviceContext {
     pub link: Link,
     /// How the device's clock keeps time.
     pub timing: clock::Timing,
+    /// How much its timeline keeps.
+    pub detail: timeline::Detail,
 }
 
 /// The interconnect model ([`weft_cost::link`]): a transfer of `n` bytes
@@ -110,6 +112,8 @@ pub struct GridOptions {
     pub link: Link,
     /// How devices keep time.
     pub timing: clock::Timing,
+    /// How much of the run each device's timeline keeps beyond its sums.
+    pub detail: timeline::Detail,
 }
 
 impl Default for GridOptions {
@@ -120,6 +124,7 @@ impl Default for GridOptions {
             limits: Limits::default(),
             link: Link::default(),
             timing: clock::Timing::Wall,
+            detail: timeline::Detail::default(),
         }
     }
 }
@@ -477,6 +482,7 @@ fn run_devices(
                     origin: placeholder_origin,
                     link: options.link,
                     timing: options.timing.clone(),
+                    detail: options.detail,
                 };
                 let mut stream_context = context_with(None);
                 let mut context = context_with(Some(jobs));

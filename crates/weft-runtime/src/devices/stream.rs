@@ -89,13 +89,13 @@ pub(crate) fn run_stream(
         }
         let ready = evaluator.now();
         if let Some(timeline) = evaluator.timeline.as_mut() {
-            timeline.events.push(super::timeline::Event {
+            timeline.push_event(super::timeline::Event {
                 instr: start,
                 track: super::timeline::Track::Async,
                 start: began,
                 duration: ready.saturating_sub(began),
             });
-            timeline.async_spans.push(super::timeline::AsyncSpan {
+            timeline.push_span(super::timeline::AsyncSpan {
                 id: span,
                 start,
                 started,

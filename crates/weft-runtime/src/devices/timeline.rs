@@ -25,6 +25,13 @@
 //!   instructions;
 //! - **overlap** = 1 − exposed / communication: the share of communication
 //!   hidden behind compute (100% when there was none).
+//!
+//! Memory stays bounded however long a run is: the figures and the
+//! per-collective totals ([`CollectiveTotals`], one per collective
+//! instruction) are sums, and the detail a trace draws — events, async
+//! spans, collective records — is kept only up to [`Detail::max_events`]
+//! of each kind per device, the first ones; what is left out is counted
+//! ([`DeviceTimeline::dropped`]).
 
 use std::time::Duration;
 
@@ -111,16 +118,98 @@ impl CollectiveRecord {
     }
 }
 
+/// How much of a run a timeline keeps beyond its sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detail {
+    /// How many events, async spans and collective records each device
+    /// keeps (the first ones); 0 keeps sums only.
+    pub max_events: usize,
+}
+
+impl Detail {
+    /// Sums only: what a run without a trace needs.
+    pub const TOTALS_ONLY: Detail = Detail { max_events: 0 };
+}
+
+impl Default for Detail {
+    /// The first 100 000 of each kind: a trace of a short run, a few
+    /// megabytes per device.
+    fn default() -> Detail {
+        Detail {
+            max_events: 100_000,
+        }
+    }
+}
+
+/// One collective instruction's instances on a device, added up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CollectiveTotals {
+    /// How many instances ran.
+    pub count: u64,
+    /// The largest group it met.
+    pub peers: usize,
+    /// Whether it ran on the async stream.
+    pub asynchronous: bool,
+    /// Bytes received, summed.
+    pub bytes: f64,
+    /// Transfer, summed.
+    pub transfer: Duration,
+    /// Waiting for the group, summed.
+    pub wait: Duration,
+    /// The longest wait.
+    pub max_wait: Duration,
+    /// Reduction work, summed.
+    pub host: Duration,
+    /// From arrival to result, summed.
+    pub communication: Duration,
+}
+
+impl CollectiveTotals {
+    /// Adds an instance.
+    fn add(&mut self, record: &CollectiveRecord) {
+        self.count += 1;
+        self.peers = self.peers.max(record.peers.len());
+        self.asynchronous |= record.asynchronous;
+        self.bytes += record.bytes;
+        self.transfer += record.transfer;
+        self.wait += record.wait();
+        self.max_wait = self.max_wait.max(record.wait());
+        self.host += record.host;
+        self.communication += record.communication();
+    }
+
+    /// Adds another device's or stream's totals of the same instruction.
+    fn merge(&mut self, other: &CollectiveTotals) {
+        self.count += other.count;
+        self.peers = self.peers.max(other.peers);
+        self.asynchronous |= other.asynchronous;
+        self.bytes += other.bytes;
+        self.transfer += other.transfer;
+        self.wait += other.wait;
+        self.max_wait = self.max_wait.max(other.max_wait);
+        self.host += other.host;
+        self.communication += other.communication;
+    }
+}
+
 /// A device's events and time accounts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceTimeline {
-    /// Every instruction that ran on either stream, in the order they
-    /// ended.
+    /// How much detail it keeps.
+    pub detail: Detail,
+    /// The instructions that ran on either stream, in the order they
+    /// ended (the first [`Detail::max_events`]).
     pub events: Vec<Event>,
-    /// Every asynchronous operation, in start order.
+    /// The asynchronous operations, in start order (the first
+    /// [`Detail::max_events`]).
     pub async_spans: Vec<AsyncSpan>,
-    /// Every collective instance, in the order they completed.
+    /// The collective instances, in the order they completed (the first
+    /// [`Detail::max_events`]).
     pub collectives: Vec<CollectiveRecord>,
+    /// Every collective instruction's instances added up, by instruction.
+    pub collective_totals: std::collections::BTreeMap<Instr, CollectiveTotals>,
+    /// Events, spans and records left out past [`Detail::max_events`].
+    pub dropped: u64,
     /// Time the compute stream spent in the entry computation's
     /// instructions.
     pub busy: Duration,
@@ -183,6 +272,54 @@ impl Figures {
 }
 
 impl DeviceTimeline {
+    /// An empty timeline keeping `detail`.
+    pub fn new(detail: Detail) -> DeviceTimeline {
+        DeviceTimeline {
+            detail,
+            ..DeviceTimeline::default()
+        }
+    }
+
+    /// Keeps `event`, while there is room.
+    pub fn push_event(&mut self, event: Event) {
+        if self.events.len() < self.detail.max_events {
+            self.events.push(event);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Keeps `span`, while there is room.
+    pub fn push_span(&mut self, span: AsyncSpan) {
+        if self.async_spans.len() < self.detail.max_events {
+            self.async_spans.push(span);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Notes that the done `done`, begun at `at`, waited for span `span`
+    /// (when spans are kept at all).
+    pub(crate) fn push_done(&mut self, span: u64, done: Instr, at: Duration) {
+        if self.async_dones.len() < self.detail.max_events {
+            self.async_dones.push((span, done, at));
+        }
+    }
+
+    /// Adds a collective instance to its instruction's totals, and keeps
+    /// its record while there is room.
+    pub fn add_collective(&mut self, record: CollectiveRecord) {
+        self.collective_totals
+            .entry(record.instr)
+            .or_default()
+            .add(&record);
+        if self.collectives.len() < self.detail.max_events {
+            self.collectives.push(record);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
     /// Joins the async stream's timeline (`stream`, which ended at
     /// `stream_end`) to this, the compute stream's, whose clock ended at
     /// `compute_end`: events, spans (each with the done that waited for
@@ -195,6 +332,13 @@ impl DeviceTimeline {
     ) {
         self.events.extend(stream.events);
         self.collectives.extend(stream.collectives);
+        self.dropped += stream.dropped;
+        for (instr, totals) in &stream.collective_totals {
+            self.collective_totals
+                .entry(*instr)
+                .or_default()
+                .merge(totals);
+        }
         let mut spans = stream.async_spans;
         for (span, done, at) in self.async_dones.drain(..) {
             if let Some(span) = spans.iter_mut().find(|s| s.id == span) {
@@ -219,11 +363,11 @@ impl DeviceTimeline {
             finished: self.finished,
             ..Figures::default()
         };
-        for record in &self.collectives {
-            figures.transfer += record.transfer;
-            figures.wait += record.wait();
-            figures.host += record.host;
-            figures.communication += record.communication();
+        for totals in self.collective_totals.values() {
+            figures.transfer += totals.transfer;
+            figures.wait += totals.wait;
+            figures.host += totals.host;
+            figures.communication += totals.communication;
         }
         figures
     }
@@ -251,13 +395,17 @@ mod tests {
 
     #[test]
     fn communication_splits_into_wait_transfer_and_host() {
-        let timeline = DeviceTimeline {
-            collectives: vec![record(1, 3, 1, 0), record(10, 10, 2, 1)],
+        let mut timeline = DeviceTimeline {
             busy: Duration::from_millis(20),
             exposed: Duration::from_millis(3),
             finished: Duration::from_millis(25),
-            ..DeviceTimeline::default()
+            ..DeviceTimeline::new(Detail::TOTALS_ONLY)
         };
+        timeline.add_collective(record(1, 3, 1, 0));
+        timeline.add_collective(record(10, 10, 2, 1));
+        assert!(timeline.collectives.is_empty(), "sums only");
+        assert_eq!(timeline.collective_totals.len(), 1);
+        assert_eq!(timeline.dropped, 2);
         let figures = timeline.figures();
         assert_eq!(figures.wait, Duration::from_millis(2));
         assert_eq!(figures.transfer, Duration::from_millis(3));
@@ -265,6 +413,18 @@ mod tests {
         assert_eq!(figures.communication, Duration::from_millis(6));
         assert_eq!(figures.compute, Duration::from_millis(17));
         assert!((figures.overlap_percent() - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn detail_stops_at_its_limit() {
+        let mut timeline = DeviceTimeline::new(Detail { max_events: 1 });
+        timeline.add_collective(record(0, 0, 1, 0));
+        timeline.add_collective(record(5, 6, 1, 0));
+        assert_eq!(timeline.collectives.len(), 1);
+        assert_eq!(timeline.dropped, 1);
+        let totals = &timeline.collective_totals[&record(0, 0, 0, 0).instr];
+        assert_eq!(totals.count, 2);
+        assert_eq!(totals.max_wait, Duration::from_millis(1));
     }
 
     #[test]

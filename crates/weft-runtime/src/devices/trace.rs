@@ -122,113 +122,230 @@ fn collective_args(args: &mut Map<String, Json>, record: &CollectiveRecord) {
     args.insert("host_us".into(), micros(record.host));
 }
 
-/// The Chrome trace of every device's timeline.
-pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceOptions) -> String {
-    let mut events: Vec<Json> = Vec::new();
-    // Collective instances, by (instruction, occurrence, group): the
-    // slices of their members, for the arrows between them.
+/// An arrow a slice takes part in (version 2 of the format's flows).
+#[derive(Clone, Debug)]
+struct Flow {
+    id: String,
+    into: bool,
+    out: bool,
+}
+
+/// One slice to write: the event, the collective instance it ran (if it
+/// is one) and its arrow from a start to a done (if it has one).
+struct Slice<'t> {
+    event: &'t Event,
+    record: Option<&'t CollectiveRecord>,
+    flow: Option<Flow>,
+}
+
+/// A device's slices in the order they are written (parents before
+/// children: by track, start, then the longest first), each matched with
+/// its collective record and its start→done arrow. The same timeline gives
+/// the same sequence every time, so the writer can walk it twice.
+fn slices<'t>(
+    module: &Module,
+    device: usize,
+    timeline: &'t DeviceTimeline,
+    options: TraceOptions,
+) -> Vec<Slice<'t>> {
+    // The records of each instruction, in the order they ran, by the
+    // stream that ran them (a start's slice on the compute stream is not
+    // its collective's).
+    let mut records: HashMap<(Instr, bool), VecDeque<&CollectiveRecord>> = HashMap::new();
+    let mut sorted: Vec<&CollectiveRecord> = timeline.collectives.iter().collect();
+    sorted.sort_by_key(|r| (Module::instr_index(r.instr), r.occurrence));
+    for record in sorted {
+        records
+            .entry((record.instr, record.asynchronous))
+            .or_default()
+            .push_back(record);
+    }
+    // Which span each start's and done's slice belongs to: the k-th slice
+    // of an instruction is its k-th span's.
+    let mut spans_of_start: HashMap<Instr, VecDeque<u64>> = HashMap::new();
+    let mut spans_of_done: HashMap<Instr, VecDeque<u64>> = HashMap::new();
+    let mut by_start: Vec<_> = timeline.async_spans.iter().collect();
+    by_start.sort_by_key(|span| (span.started, span.id));
+    for span in &by_start {
+        spans_of_start
+            .entry(span.start)
+            .or_default()
+            .push_back(span.id);
+    }
+    let mut by_done: Vec<_> = timeline
+        .async_spans
+        .iter()
+        .filter_map(|span| span.done.map(|(done, at)| (at, span.id, done)))
+        .collect();
+    by_done.sort();
+    for (_, id, done) in by_done {
+        spans_of_done.entry(done).or_default().push_back(id);
+    }
+    let mut ordered: Vec<&Event> = timeline
+        .events
+        .iter()
+        .filter(|e| !(options.hide_trivial && is_trivial(module.instr(e.instr).opcode)))
+        .collect();
+    ordered.sort_by(|a, b| {
+        (a.track == Track::Async)
+            .cmp(&(b.track == Track::Async))
+            .then(a.start.cmp(&b.start))
+            .then(b.duration.cmp(&a.duration))
+    });
+    ordered
+        .into_iter()
+        .map(|event| {
+            let on_stream = event.track == Track::Async;
+            let record = records
+                .get_mut(&(event.instr, on_stream))
+                .and_then(VecDeque::pop_front);
+            let pop = |map: &mut HashMap<Instr, VecDeque<u64>>| {
+                map.get_mut(&event.instr).and_then(VecDeque::pop_front)
+            };
+            let flow = if on_stream {
+                None
+            } else if let Some(span) = pop(&mut spans_of_start) {
+                Some(Flow {
+                    id: format!("d{device}.a{span}"),
+                    into: false,
+                    out: true,
+                })
+            } else {
+                pop(&mut spans_of_done).map(|span| Flow {
+                    id: format!("d{device}.a{span}"),
+                    into: true,
+                    out: false,
+                })
+            };
+            Slice {
+                event,
+                record,
+                flow,
+            }
+        })
+        .collect()
+}
+
+/// The arrows between the members of each collective instance, chained in
+/// device order, by (device, slice position): only slices with no arrow of
+/// their own (a start's arrow to its done wins).
+fn member_flows(
+    module: &Module,
+    devices: &[DeviceTimeline],
+    options: TraceOptions,
+) -> HashMap<(usize, usize), Flow> {
     let mut members: BTreeMap<(usize, u64, usize), Vec<(usize, usize)>> = BTreeMap::new();
     for (device, timeline) in devices.iter().enumerate() {
-        events.push(json!({"ph": "M", "pid": device, "name": "process_name",
-            "args": {"name": format!("device {device}")}}));
-        events.push(
-            json!({"ph": "M", "pid": device, "name": "process_sort_index",
-            "args": {"sort_index": device}}),
-        );
-        events.push(
-            json!({"ph": "M", "pid": device, "tid": 0, "name": "thread_name",
-            "args": {"name": "compute"}}),
-        );
-        events.push(
-            json!({"ph": "M", "pid": device, "tid": 1, "name": "thread_name",
-            "args": {"name": "async stream"}}),
-        );
-        // The records of each instruction, in the order they ran, by the
-        // stream that ran them (a start's slice on the compute stream is
-        // not its collective's).
-        let mut records: HashMap<(Instr, bool), VecDeque<&CollectiveRecord>> = HashMap::new();
-        let mut sorted: Vec<&CollectiveRecord> = timeline.collectives.iter().collect();
-        sorted.sort_by_key(|r| (Module::instr_index(r.instr), r.occurrence));
-        for record in sorted {
-            records
-                .entry((record.instr, record.asynchronous))
-                .or_default()
-                .push_back(record);
-        }
-        // Which span each start's and done's slice belongs to, for their
-        // arrow: the k-th slice of an instruction is its k-th span's.
-        let mut spans_of_start: HashMap<Instr, VecDeque<u64>> = HashMap::new();
-        let mut spans_of_done: HashMap<Instr, VecDeque<u64>> = HashMap::new();
-        let mut by_start: Vec<_> = timeline.async_spans.iter().collect();
-        by_start.sort_by_key(|span| (span.started, span.id));
-        for span in &by_start {
-            spans_of_start
-                .entry(span.start)
-                .or_default()
-                .push_back(span.id);
-        }
-        let mut by_done: Vec<_> = timeline
-            .async_spans
-            .iter()
-            .filter_map(|span| span.done.map(|(done, at)| (at, span.id, done)))
-            .collect();
-        by_done.sort();
-        for (_, id, done) in by_done {
-            spans_of_done.entry(done).or_default().push_back(id);
-        }
-        let mut ordered: Vec<&Event> = timeline.events.iter().collect();
-        // Parents before children: by start, the longest first.
-        ordered.sort_by(|a, b| {
-            (a.track == Track::Async)
-                .cmp(&(b.track == Track::Async))
-                .then(a.start.cmp(&b.start))
-                .then(b.duration.cmp(&a.duration))
-        });
-        for event in ordered {
-            let opcode = module.instr(event.instr).opcode;
-            if options.hide_trivial && is_trivial(opcode) {
-                continue;
-            }
-            let mut args = instruction_args(module, event.instr);
-            let mut slice = Map::new();
-            let on_stream = event.track == Track::Async;
-            if let Some(record) = records
-                .get_mut(&(event.instr, on_stream))
-                .and_then(VecDeque::pop_front)
-            {
-                collective_args(&mut args, record);
+        for (position, slice) in slices(module, device, timeline, options).iter().enumerate() {
+            if let (Some(record), None) = (slice.record, &slice.flow) {
                 let key = (
                     Module::instr_index(record.instr),
                     record.occurrence,
                     record.group,
                 );
-                members.entry(key).or_default().push((device, events.len()));
+                members.entry(key).or_default().push((device, position));
             }
-            let tid = match event.track {
-                Track::Compute => 0,
-                Track::Async => 1,
-            };
-            if tid == 0 {
-                let pop = |map: &mut HashMap<Instr, VecDeque<u64>>| {
-                    map.get_mut(&event.instr).and_then(VecDeque::pop_front)
-                };
-                if let Some(span) = pop(&mut spans_of_start) {
-                    slice.insert("bind_id".into(), json!(format!("d{device}.a{span}")));
-                    slice.insert("flow_out".into(), json!(true));
-                } else if let Some(span) = pop(&mut spans_of_done) {
-                    slice.insert("bind_id".into(), json!(format!("d{device}.a{span}")));
-                    slice.insert("flow_in".into(), json!(true));
+        }
+    }
+    let mut flows = HashMap::new();
+    for ((instr, occurrence, group), slices) in members {
+        if slices.len() < 2 {
+            continue;
+        }
+        let last = slices.len() - 1;
+        for (place, at) in slices.into_iter().enumerate() {
+            flows.insert(
+                at,
+                Flow {
+                    id: format!("c{instr}.{occurrence}.{group}"),
+                    into: place > 0,
+                    out: place < last,
+                },
+            );
+        }
+    }
+    flows
+}
+
+/// The Chrome trace of every device's timeline, as a string.
+pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceOptions) -> String {
+    let mut out = Vec::new();
+    write_chrome_trace(module, devices, options, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// Writes the Chrome trace of every device's timeline to `out`, one event
+/// at a time (a long run's trace is never held in memory whole).
+pub fn write_chrome_trace(
+    module: &Module,
+    devices: &[DeviceTimeline],
+    options: TraceOptions,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let members = member_flows(module, devices, options);
+    out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
+    let mut first = true;
+    let mut write = |event: &Json, out: &mut dyn std::io::Write| -> std::io::Result<()> {
+        if !first {
+            out.write_all(b",\n")?;
+        }
+        first = false;
+        serde_json::to_writer(&mut *out, event).map_err(std::io::Error::other)
+    };
+    for (device, timeline) in devices.iter().enumerate() {
+        for (name, tid, args) in [
+            (
+                "process_name",
+                None,
+                json!({"name": format!("device {device}")}),
+            ),
+            ("process_sort_index", None, json!({"sort_index": device})),
+            ("thread_name", Some(0), json!({"name": "compute"})),
+            ("thread_name", Some(1), json!({"name": "async stream"})),
+        ] {
+            let mut event = json!({"ph": "M", "pid": device, "name": name, "args": args});
+            if let Some(tid) = tid {
+                event["tid"] = json!(tid);
+            }
+            write(&event, out)?;
+        }
+        for (position, slice) in slices(module, device, timeline, options)
+            .into_iter()
+            .enumerate()
+        {
+            let event = slice.event;
+            let mut args = instruction_args(module, event.instr);
+            if let Some(record) = slice.record {
+                collective_args(&mut args, record);
+            }
+            let mut object = Map::new();
+            if let Some(flow) = slice
+                .flow
+                .or_else(|| members.get(&(device, position)).cloned())
+            {
+                object.insert("bind_id".into(), json!(flow.id));
+                if flow.into {
+                    object.insert("flow_in".into(), json!(true));
+                }
+                if flow.out {
+                    object.insert("flow_out".into(), json!(true));
                 }
             }
-            slice.insert("ph".into(), json!("X"));
-            slice.insert("pid".into(), json!(device));
-            slice.insert("tid".into(), json!(tid));
-            slice.insert("name".into(), json!(&*module.instr(event.instr).name));
-            slice.insert("cat".into(), json!(category(module, event.instr)));
-            slice.insert("ts".into(), micros(event.start));
-            slice.insert("dur".into(), micros(event.duration));
-            slice.insert("args".into(), Json::Object(args));
-            events.push(Json::Object(slice));
+            object.insert("ph".into(), json!("X"));
+            object.insert("pid".into(), json!(device));
+            object.insert(
+                "tid".into(),
+                json!(match event.track {
+                    Track::Compute => 0,
+                    Track::Async => 1,
+                }),
+            );
+            object.insert("name".into(), json!(&*module.instr(event.instr).name));
+            object.insert("cat".into(), json!(category(module, event.instr)));
+            object.insert("ts".into(), micros(event.start));
+            object.insert("dur".into(), micros(event.duration));
+            object.insert("args".into(), Json::Object(args));
+            write(&Json::Object(object), out)?;
         }
         for span in &timeline.async_spans {
             let name = &*module.instr(span.start).name;
@@ -240,49 +357,19 @@ pub fn chrome_trace(module: &Module, devices: &[DeviceTimeline], options: TraceO
                 args.insert("done".into(), json!(&*module.instr(done).name));
                 args.insert("exposed_us".into(), micros(span.ready.saturating_sub(at)));
             }
-            events.push(json!({"ph": "b", "pid": device, "tid": 1, "cat": "async",
-                "name": name, "id": id, "ts": micros(span.started), "args": args}));
-            events.push(json!({"ph": "e", "pid": device, "tid": 1, "cat": "async",
-                "name": name, "id": id, "ts": micros(span.ready)}));
+            write(
+                &json!({"ph": "b", "pid": device, "tid": 1, "cat": "async",
+                    "name": name, "id": id, "ts": micros(span.started), "args": args}),
+                out,
+            )?;
+            write(
+                &json!({"ph": "e", "pid": device, "tid": 1, "cat": "async",
+                    "name": name, "id": id, "ts": micros(span.ready)}),
+                out,
+            )?;
         }
     }
-    // A collective's members, chained in device order.
-    for ((instr, occurrence, group), slices) in members {
-        let slices: Vec<_> = slices
-            .into_iter()
-            .filter(|&(_, index)| {
-                !events[index]
-                    .as_object()
-                    .is_some_and(|s| s.contains_key("bind_id"))
-            })
-            .collect();
-        if slices.len() < 2 {
-            continue;
-        }
-        let id = format!("c{instr}.{occurrence}.{group}");
-        let last = slices.len() - 1;
-        for (position, (_, index)) in slices.into_iter().enumerate() {
-            let Some(slice) = events[index].as_object_mut() else {
-                continue;
-            };
-            slice.insert("bind_id".into(), json!(id));
-            if position > 0 {
-                slice.insert("flow_in".into(), json!(true));
-            }
-            if position < last {
-                slice.insert("flow_out".into(), json!(true));
-            }
-        }
-    }
-    let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    for (index, event) in events.iter().enumerate() {
-        if index > 0 {
-            out.push_str(",\n");
-        }
-        out.push_str(&event.to_string());
-    }
-    out.push_str("\n]}\n");
-    out
+    out.write_all(b"\n]}\n")
 }
 
 /// A slice while checking nesting: start and end in nanoseconds, name.
@@ -350,16 +437,8 @@ pub fn check_nesting(trace: &str) -> Result<(), String> {
         slices.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let mut open: Vec<CheckedSlice> = Vec::new();
         for slice in slices {
-            while open
-                .last()
-                .is_some_and(|top| top.1 <= slice.0 && top.1 > top.0)
-            {
-                open.pop();
-            }
-            while open
-                .last()
-                .is_some_and(|top| top.0 == top.1 && top.1 <= slice.0)
-            {
+            // Slices that ended by the time this one starts are closed.
+            while open.last().is_some_and(|top| top.1 <= slice.0) {
                 open.pop();
             }
             if let Some(top) = open.last()
@@ -411,6 +490,11 @@ mod tests {
             {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":10},
             {"ph":"X","pid":0,"tid":0,"name":"b","ts":5,"dur":10}]}"#;
         assert!(check_nesting(overlapping).unwrap_err().contains("overlaps"));
+        let touching = r#"{"traceEvents":[
+            {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":10},
+            {"ph":"X","pid":0,"tid":0,"name":"b","ts":0,"dur":0},
+            {"ph":"X","pid":0,"tid":0,"name":"c","ts":10,"dur":10}]}"#;
+        assert_eq!(check_nesting(touching), Ok(()));
         let nested = r#"{"traceEvents":[
             {"ph":"X","pid":0,"tid":0,"name":"a","ts":0,"dur":10},
             {"ph":"X","pid":0,"tid":0,"name":"b","ts":0,"dur":0},

@@ -27,7 +27,9 @@
 use weft_ir::ElementType;
 use weft_ir::literal::storage_bytes;
 
-use super::timeline::{AsyncSpan, CollectiveRecord, DeviceTimeline, Event, Track};
+use super::timeline::{
+    AsyncSpan, CollectiveRecord, CollectiveTotals, Detail, DeviceTimeline, Event, Track,
+};
 use crate::evaluate::{Evaluation, RunError};
 use crate::tensor::{Tensor, Value, element_count};
 
@@ -219,6 +221,21 @@ impl Writer {
             self.duration(record.ready);
             self.u8(u8::from(record.asynchronous));
         }
+        self.length(timeline.collective_totals.len());
+        for (&instr, totals) in &timeline.collective_totals {
+            self.instr(instr);
+            self.u64(totals.count);
+            self.usize(totals.peers);
+            self.u8(u8::from(totals.asynchronous));
+            self.f64(totals.bytes);
+            self.duration(totals.transfer);
+            self.duration(totals.wait);
+            self.duration(totals.max_wait);
+            self.duration(totals.host);
+            self.duration(totals.communication);
+        }
+        self.usize(timeline.detail.max_events);
+        self.u64(timeline.dropped);
         self.duration(timeline.busy);
         self.duration(timeline.exposed);
         self.duration(timeline.finished);
@@ -507,10 +524,34 @@ impl<'a> Reader<'a> {
                 asynchronous: self.u8("whether a collective was asynchronous")? != 0,
             });
         }
+        let count = self.count("collective totals", 58)?;
+        let mut collective_totals = std::collections::BTreeMap::new();
+        for _ in 0..count {
+            let instr = self.instr("a collective's instruction")?;
+            collective_totals.insert(
+                instr,
+                CollectiveTotals {
+                    count: self.u64("a collective's count")?,
+                    peers: self.usize("a collective's peers")?,
+                    asynchronous: self.u8("whether a collective was asynchronous")? != 0,
+                    bytes: self.f64("a collective's bytes")?,
+                    transfer: self.duration("a collective's transfer")?,
+                    wait: self.duration("a collective's wait")?,
+                    max_wait: self.duration("a collective's longest wait")?,
+                    host: self.duration("a collective's host work")?,
+                    communication: self.duration("a collective's communication")?,
+                },
+            );
+        }
         Ok(DeviceTimeline {
             events,
             async_spans,
             collectives,
+            collective_totals,
+            detail: Detail {
+                max_events: self.usize("the kept detail")?,
+            },
+            dropped: self.u64("the detail left out")?,
             busy: self.duration("busy time")?,
             exposed: self.duration("exposed time")?,
             finished: self.duration("finish time")?,
@@ -660,7 +701,7 @@ mod tests {
 
     #[test]
     fn evaluations_and_errors_round_trip() {
-        let evaluation = Evaluation {
+        let mut evaluation = Evaluation {
             result: Value::Tuple(vec![tensor(ElementType::S8, &[2], vec![1, 255])]),
             check_failures: vec!["check 1".into()],
             printed: vec!["printed".into(), String::new()],
@@ -702,6 +743,9 @@ mod tests {
                 ..DeviceTimeline::default()
             },
         };
+        let record = evaluation.timeline.collectives[0].clone();
+        evaluation.timeline.add_collective(record);
+        evaluation.timeline.dropped = 3;
         let mut writer = Writer::new();
         writer.evaluation(&evaluation).unwrap();
         let error = RunError {

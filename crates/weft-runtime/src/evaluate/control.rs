@@ -449,7 +449,7 @@ impl Evaluator<'_> {
                 if let Some(timeline) = self.timeline.as_mut() {
                     timeline.exposed += ready.saturating_sub(waited);
                     if let Some(span) = span {
-                        timeline.async_dones.push((span, instr, waited));
+                        timeline.push_done(span, instr, waited);
                     }
                 }
                 self.settle(instr, settled)

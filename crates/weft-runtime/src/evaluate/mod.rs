@@ -315,7 +315,7 @@ impl<'m> Evaluator<'m> {
             limits,
             timeline: device
                 .as_ref()
-                .map(|_| crate::devices::timeline::DeviceTimeline::default()),
+                .map(|d| crate::devices::timeline::DeviceTimeline::new(d.detail)),
             clock: device
                 .as_ref()
                 .map(|d| crate::devices::clock::Clock::new(d.timing.clone(), d.origin)),
@@ -486,7 +486,7 @@ impl<'m> Evaluator<'m> {
             if top_level && on_compute {
                 timeline.busy += ended.saturating_sub(started);
             }
-            timeline.events.push(crate::devices::timeline::Event {
+            timeline.push_event(crate::devices::timeline::Event {
                 instr,
                 track: if on_compute {
                     crate::devices::timeline::Track::Compute
