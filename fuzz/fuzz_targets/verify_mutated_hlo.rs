@@ -52,6 +52,10 @@ ENTRY %main (x: f32[8], y: f32[8]) -> (f32[8], f32[8]) {
   %p = f32[4] parameter(0)
   ROOT %e = f32[4] exponential(%p)
 }
+%called (q: f32[4]) -> f32[4] {
+  %q = f32[4] parameter(0)
+  ROOT %l = f32[4] log(%q)
+}
 ENTRY %main (v: f32[4]) -> f32[4] {
   %v = f32[4] parameter(0)
   %zero = s32[] constant(0)
@@ -60,7 +64,7 @@ ENTRY %main (v: f32[4]) -> f32[4] {
   %out = f32[4] get-tuple-element(%loop), index=1
   %as = ((f32[4]), f32[4]) async-start(%out), calls=%wrapped
   %ad = f32[4] async-done(%as)
-  ROOT %c = f32[4] call(%ad), to_apply=%wrapped
+  ROOT %c = f32[4] call(%ad), to_apply=%called
 }
 "#,
 ];

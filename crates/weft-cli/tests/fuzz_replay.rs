@@ -1,7 +1,8 @@
 //! Every input of the fuzz corpora (`fuzz/corpus/<target>/`, and any
 //! findings kept under `fuzz/artifacts/`) through the command line: `fmt`,
 //! `check` and `convert` end every one with exit status 0 or 1 — a result
-//! or a located error — within seconds, never with a panic or a signal.
+//! or a located error — within seconds, never with a panic or a signal; and
+//! what `convert` writes, `weft check` reads.
 //! The fuzz targets check the library; this checks what a user runs, on
 //! every change, in the test suite's time.
 
@@ -33,13 +34,22 @@ fn inputs() -> Vec<(PathBuf, bool)> {
     files
 }
 
-/// Runs `weft ARGS FILE`, killing it after `bound`; the exit code, or why
-/// there is none.
-fn run(arguments: &[&str], file: &Path, bound: Duration) -> Result<(i32, String), String> {
+/// Runs `weft ARGS FILE` (its output to `out`, when given), killing it
+/// after `bound`; the exit code, or why there is none.
+fn run(
+    arguments: &[&str],
+    file: &Path,
+    out: Option<&Path>,
+    bound: Duration,
+) -> Result<(i32, String), String> {
+    let stdout = match out {
+        Some(path) => Stdio::from(std::fs::File::create(path).map_err(|e| e.to_string())?),
+        None => Stdio::null(),
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(arguments)
         .arg(file)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| e.to_string())?;
@@ -72,6 +82,7 @@ fn every_fuzz_input_ends_cleanly_on_the_command_line() {
         return;
     }
     let mut failures = Vec::new();
+    let converted = std::env::temp_dir().join(format!("weft-fuzz-replay-{}", std::process::id()));
     for (file, mlir) in &files {
         let format = if *mlir { "mlir" } else { "hlo" };
         let convert_to = if *mlir { "hlo" } else { "stablehlo" };
@@ -80,7 +91,24 @@ fn every_fuzz_input_ends_cleanly_on_the_command_line() {
             vec!["check", "--input-format", format],
             vec!["convert", "--to", convert_to, "--input-format", format],
         ] {
-            match run(&arguments, file, Duration::from_secs(20)) {
+            let out = (arguments[0] == "convert").then_some(converted.as_path());
+            match run(&arguments, file, out, Duration::from_secs(20)) {
+                // What convert wrote must read again.
+                Ok((0, _)) if out.is_some() => {
+                    let check = ["check", "--input-format", convert_to];
+                    match run(&check, &converted, None, Duration::from_secs(20)) {
+                        Ok((0, _)) => {}
+                        Ok((code, stderr)) => failures.push(format!(
+                            "weft {} {}: what it wrote does not check (exit {code})\n{stderr}",
+                            arguments.join(" "),
+                            file.display()
+                        )),
+                        Err(why) => failures.push(format!(
+                            "weft check on the conversion of {}: {why}",
+                            file.display()
+                        )),
+                    }
+                }
                 Ok((0 | 1, stderr)) if !stderr.contains("panicked") => {}
                 Ok((code, stderr)) => failures.push(format!(
                     "weft {} {}: exit {code}\n{stderr}",
@@ -95,6 +123,7 @@ fn every_fuzz_input_ends_cleanly_on_the_command_line() {
             }
         }
     }
+    let _ = std::fs::remove_file(&converted);
     assert!(
         failures.is_empty(),
         "{} of {} inputs:\n{}",

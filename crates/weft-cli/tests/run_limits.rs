@@ -271,7 +271,7 @@ fn the_deadline_ends_a_modelled_transfer() {
         let output = Command::new(env!("CARGO_BIN_EXE_weft"))
             .arg("run")
             .arg(common::example(example))
-            .args(["--timing", "wall", "--link-bandwidth", "0.0005"])
+            .args(["--timing", "wall", "--link-bandwidth", "0.0001"])
             .args(["--deadline", "1"])
             .output()
             .expect("weft runs");
@@ -282,9 +282,9 @@ fn the_deadline_ends_a_modelled_transfer() {
             "{text}"
         );
         assert!(text.contains(&format!("device 0: {place}")), "{text}");
-        // The 8 MiB transfer would take 17 s.
+        // The 8 MiB transfer would take 84 s.
         assert!(
-            started.elapsed() < Duration::from_secs(8),
+            started.elapsed() < Duration::from_secs(30),
             "{example} took {:?}",
             started.elapsed()
         );

@@ -820,15 +820,17 @@ impl Lowering<'_> {
         )
         .map(str::to_string)
         .or_else(|| {
+            // The verifier keeps the number in 0..=4; unspecified is the
+            // default.
             integer_attribute(self.body.attribute(op, "api_version")).map(|v| match v {
-                1 => "API_VERSION_ORIGINAL".to_string(),
+                0 | 1 => "API_VERSION_ORIGINAL".to_string(),
                 2 => "API_VERSION_STATUS_RETURNING".to_string(),
                 3 => "API_VERSION_STATUS_RETURNING_UNIFIED".to_string(),
                 4 => "API_VERSION_TYPED_FFI".to_string(),
                 _ => format!("API_VERSION_{v}"),
             })
         })
-        .filter(|v| v != "API_VERSION_ORIGINAL")
+        .filter(|v| v != "API_VERSION_ORIGINAL" && v != "API_VERSION_UNSPECIFIED")
         {
             attrs.api_version = Some(version);
         }

@@ -29,6 +29,7 @@
 mod async_ops;
 mod chlo;
 mod collectives;
+mod custom_calls;
 mod element_types;
 mod future_uses;
 mod structure;
@@ -100,6 +101,7 @@ pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     structure::check(&mut checker, &ops);
     async_ops::check(&mut checker, &ops);
     collectives::check(&mut checker, &ops);
+    custom_calls::check(&mut checker, &ops);
     chlo::check(&mut checker, &ops);
     element_types::check(&mut checker, &ops);
     future_uses::check(&mut checker, &ops);
