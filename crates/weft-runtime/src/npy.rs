@@ -250,6 +250,28 @@ pub fn write(tensor: &Tensor) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// A version-1 header for `<f4` data of `shape` (Python tuple text).
+    fn header(shape: &str) -> Vec<u8> {
+        let text = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}\n");
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(text.as_bytes());
+        bytes
+    }
+
+    #[test]
+    fn shapes_without_a_size_are_errors_not_small_numbers() {
+        // 2^62 f32s: 2^64 bytes, which wrapped to 0.
+        let wrapped = read(&header("(4611686018427387904,)"), None).unwrap_err();
+        assert!(wrapped.0.contains("overflows int64"), "{wrapped}");
+        let negative = read(&header("(-1,)"), None).unwrap_err();
+        assert!(negative.0.contains("negative dimension"), "{negative}");
+        // The header alone says how much data a valid shape needs.
+        let big = read_header(&header("(1000000000,)"), None).unwrap();
+        assert_eq!(big.data_bytes.get(), 4_000_000_000);
+        assert!(read(&header("(1000000000,)"), None).is_err());
+    }
+
     #[test]
     fn written_files_read_back() {
         for (elem, dims) in [

@@ -158,10 +158,9 @@ pub(super) fn global_to_devices(
     shard_over_grid(global, sharding, grid).map_err(|e| format!("error: {source}: {e}"))
 }
 
-/// `f32[16,4]`, as HLO writes a shape.
+/// `f32[16,4]`, as HLO writes a shape (`?` for an unbounded dimension).
 pub(super) fn shape_text(elem: weft_ir::ElementType, dims: &[i64]) -> String {
-    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("{}[{}]", elem.name(), dims.join(","))
+    weft_ir::size::shape_text(elem, dims)
 }
 
 /// How errors name parameter `number` (the instruction `param`): with the
@@ -358,6 +357,14 @@ fn read_array(
                 .unwrap_or_default()
         )
     };
+    // A parameter without a size (an unbounded dimension) takes no file.
+    weft_ir::size::byte_size(array.elem, &array.dims).map_err(|e| {
+        format!(
+            "error: {}: {}: {e}; it cannot be an input",
+            path.display(),
+            parameter_label(module, param, number)
+        )
+    })?;
     let prefix = read_npy_header_bytes(path)
         .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
     let header =

@@ -198,3 +198,31 @@ fn first_size_error(cx: &Checker, shape: Shape) -> Option<crate::size::SizeError
         ShapeData::Token | ShapeData::Opaque => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ElementType;
+    use crate::verify::{Rule, verify};
+
+    /// The parsers reject such shapes; a module built otherwise (a lowered
+    /// program, a pass) meets the same rule here, and no opcode rule then
+    /// computes with the wrapped size.
+    #[test]
+    fn a_shape_whose_size_overflows_is_an_error_of_its_own() {
+        let text = "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  b = f32[2,2] broadcast(c), dimensions={}\n  ROOT r = f32[] copy(c)\n}\n";
+        let mut module = crate::text::parse(text).unwrap();
+        let entry = module.entry.unwrap();
+        let b = module.instr_by_name(entry, "b").unwrap();
+        module.instrs[b].shape = module
+            .shapes
+            .array_with_default_layout(ElementType::F32, &[1 << 32, 1 << 32]);
+        let errors = verify(&module).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].rule, Rule::ShapeSize);
+        assert!(
+            errors[0].message.contains("overflows int64"),
+            "{}",
+            errors[0].message
+        );
+    }
+}
