@@ -36,6 +36,7 @@ pub mod order;
 pub mod partitioner;
 pub mod shape;
 pub mod shape_util;
+pub mod size;
 pub mod stack_frames;
 pub mod text;
 pub mod verify;

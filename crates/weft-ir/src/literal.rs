@@ -45,14 +45,26 @@ pub fn storage_bytes(elem: ElementType) -> usize {
 }
 
 impl ArrayLiteral {
-    /// A zero-filled array.
+    /// A zero-filled array of a shape the caller knows is small (a scalar, a
+    /// table it sized itself). Panics when the size cannot be had; shapes
+    /// read from input go through [`ArrayLiteral::try_zeros`].
     pub fn zeros(elem: ElementType, dims: &[i64]) -> ArrayLiteral {
-        let count: i64 = dims.iter().product();
-        ArrayLiteral {
+        ArrayLiteral::try_zeros(elem, dims).expect("a literal of a valid size")
+    }
+
+    /// A zero-filled array; an error when its size cannot be had (see
+    /// [`crate::size::byte_size`]). How large it may be is the caller's to
+    /// bound before asking.
+    pub fn try_zeros(
+        elem: ElementType,
+        dims: &[i64],
+    ) -> Result<ArrayLiteral, crate::size::SizeError> {
+        let bytes = crate::size::byte_size(elem, dims)?;
+        Ok(ArrayLiteral {
             elem,
             dims: dims.to_vec(),
-            data: vec![0; count.max(0) as usize * storage_bytes(elem)],
-        }
+            data: vec![0; bytes.as_usize()],
+        })
     }
 
     /// The number of elements.

@@ -71,13 +71,37 @@ impl ArrayShape {
         self.dynamic.get(d).copied().unwrap_or(false)
     }
 
-    /// The number of elements, or `None` if a dimension is unbounded or the count
-    /// overflows.
+    /// The number of elements, or `None` if a dimension is unbounded or the size
+    /// overflows ([`crate::size::element_count`]).
     pub fn element_count(&self) -> Option<i64> {
-        self.dims.iter().try_fold(
-            1i64,
-            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
-        )
+        crate::size::element_count(self.elem, &self.dims)
+            .ok()
+            .map(crate::size::Size::as_i64)
+    }
+
+    /// XLA's `ValidateShape` ([`crate::size::validate`]): dimensions are
+    /// non-negative or unbounded and the size in bytes fits in `i64`.
+    pub fn validate(&self) -> Result<(), crate::size::SizeError> {
+        crate::size::validate(self.elem, &self.dims).map_err(|error| self.named(error))
+    }
+
+    /// The bytes a value of this shape takes ([`crate::size::byte_size`]): an
+    /// error when a dimension is unbounded or the size overflows.
+    pub fn byte_size(&self) -> Result<crate::size::Size, crate::size::SizeError> {
+        crate::size::byte_size(self.elem, &self.dims).map_err(|error| self.named(error))
+    }
+
+    /// `error` naming this shape with its bounded dimensions as `<=N`.
+    fn named(&self, mut error: crate::size::SizeError) -> crate::size::SizeError {
+        let dims: Vec<String> = (0..self.rank())
+            .map(|d| match self.dims[d] {
+                UNBOUNDED => "?".to_string(),
+                size if self.is_dynamic(d) => format!("<={size}"),
+                size => size.to_string(),
+            })
+            .collect();
+        error.shape = format!("{}[{}]", self.elem.name(), dims.join(","));
+        error
     }
 }
 

@@ -10,7 +10,7 @@
 use weft_ir::ElementType;
 use weft_ir::literal::storage_bytes;
 
-use crate::tensor::{Tensor, element_count};
+use crate::tensor::Tensor;
 
 /// Why a file is not a usable `.npy` array.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,10 +71,46 @@ fn element_of_descr(descr: &str) -> Option<ElementType> {
     })
 }
 
+/// What a `.npy` header says of the array after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The element type (see [`read`] for how it is chosen).
+    pub elem: ElementType,
+    /// The dimensions.
+    pub dims: Vec<i64>,
+    /// Where the elements start in the file.
+    pub data_start: usize,
+    /// How many bytes of elements the array needs: checked, so a shape whose
+    /// size wraps is an error here, not a small number.
+    pub data_bytes: weft_ir::size::Size,
+}
+
 /// Reads an array. `expected`, when given, is the element type the caller
 /// needs; the file must hold that type or, for types NumPy lacks, a type of
 /// the same size (`uint16` or `V2` for bf16, …).
 pub fn read(bytes: &[u8], expected: Option<ElementType>) -> Result<Tensor, NpyError> {
+    let header = read_header(bytes, expected)?;
+    let data = &bytes[header.data_start..];
+    let want = header.data_bytes.as_usize();
+    if data.len() < want {
+        return Err(error(format!(
+            "the file holds {} bytes of data, {} are needed for {}",
+            data.len(),
+            want,
+            weft_ir::size::shape_text(header.elem, &header.dims)
+        )));
+    }
+    Ok(Tensor {
+        elem: header.elem,
+        dims: header.dims,
+        bytes: data[..want].to_vec().into(),
+    })
+}
+
+/// Reads the header of an array from the start of its file (`bytes` may be
+/// just a prefix: the header and nothing after it is enough), checking the
+/// element type as [`read`] does and that the shape has a size.
+pub fn read_header(bytes: &[u8], expected: Option<ElementType>) -> Result<Header, NpyError> {
     if !bytes.starts_with(b"\x93NUMPY") || bytes.len() < 10 {
         return Err(error("not a .npy file (no \\x93NUMPY magic)"));
     }
@@ -133,21 +169,12 @@ pub fn read(bytes: &[u8], expected: Option<ElementType>) -> Result<Tensor, NpyEr
             )));
         }
     };
-    let data = &bytes[start + header_len..];
-    let want = element_count(&dims) * storage_bytes(elem);
-    if data.len() < want {
-        return Err(error(format!(
-            "the file holds {} bytes of data, {} are needed for {}{:?}",
-            data.len(),
-            want,
-            elem.name(),
-            dims
-        )));
-    }
-    Ok(Tensor {
+    let data_bytes = weft_ir::size::byte_size(elem, &dims).map_err(|e| error(e.to_string()))?;
+    Ok(Header {
         elem,
         dims,
-        bytes: data[..want].to_vec().into(),
+        data_start: start + header_len,
+        data_bytes,
     })
 }
 
@@ -222,6 +249,28 @@ pub fn write(tensor: &Tensor) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version-1 header for `<f4` data of `shape` (Python tuple text).
+    fn header(shape: &str) -> Vec<u8> {
+        let text = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}\n");
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(text.as_bytes());
+        bytes
+    }
+
+    #[test]
+    fn shapes_without_a_size_are_errors_not_small_numbers() {
+        // 2^62 f32s: 2^64 bytes, which wrapped to 0.
+        let wrapped = read(&header("(4611686018427387904,)"), None).unwrap_err();
+        assert!(wrapped.0.contains("overflows int64"), "{wrapped}");
+        let negative = read(&header("(-1,)"), None).unwrap_err();
+        assert!(negative.0.contains("negative dimension"), "{negative}");
+        // The header alone says how much data a valid shape needs.
+        let big = read_header(&header("(1000000000,)"), None).unwrap();
+        assert_eq!(big.data_bytes.get(), 4_000_000_000);
+        assert!(read(&header("(1000000000,)"), None).is_err());
+    }
 
     #[test]
     fn written_files_read_back() {

@@ -38,9 +38,28 @@ impl SplitMix64 {
 }
 
 /// A tensor of `elem` and `dims` with values drawn from `random`.
+///
+/// `dims` must have a size (`weft_ir::size::byte_size`): the caller checks
+/// it, and how large a value it may draw, before asking. The values are
+/// drawn and encoded a block at a time, so drawing takes the tensor's bytes
+/// and little more.
 pub fn tensor(random: &mut SplitMix64, elem: ElementType, dims: &[i64]) -> Tensor {
+    const BLOCK: usize = 1 << 16;
     let count = element_count(dims);
-    let numbers = match elem {
+    let mut bytes = Vec::with_capacity(count * weft_ir::literal::storage_bytes(elem));
+    let mut left = count;
+    while left > 0 {
+        let block = left.min(BLOCK);
+        let numbers = draw(random, elem, block);
+        bytes.extend_from_slice(&encode(elem, &[block as i64], &numbers).bytes);
+        left -= block;
+    }
+    Tensor::new(elem, dims.to_vec(), bytes)
+}
+
+/// `count` values of `elem`, drawn in order.
+fn draw(random: &mut SplitMix64, elem: ElementType, count: usize) -> Numbers {
+    match elem {
         ElementType::Pred => {
             Numbers::Pred((0..count).map(|_| random.next_u64() & 1 == 1).collect())
         }
@@ -65,8 +84,7 @@ pub fn tensor(random: &mut SplitMix64, elem: ElementType, dims: &[i64]) -> Tenso
             }
             _ => Numbers::Float((0..count).map(|_| random.next_unit() * 2.0 - 1.0).collect()),
         },
-    };
-    encode(elem, dims, &numbers)
+    }
 }
 
 #[cfg(test)]

@@ -276,18 +276,28 @@ pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
     bytes
 }
 
-/// Row-major strides, in elements.
+/// Row-major strides, in elements, of a value's `dims` (see
+/// [`element_count`]: they cannot wrap).
 pub fn strides(dims: &[i64]) -> Vec<usize> {
     let mut strides = vec![1usize; dims.len()];
     for d in (0..dims.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * dims[d + 1].max(0) as usize;
+        strides[d] = strides[d + 1].saturating_mul(dims[d + 1].max(0) as usize);
     }
     strides
 }
 
 /// The number of elements of an array with `dims`.
+///
+/// The dims of a value: of a tensor that exists, or of a result the
+/// evaluator checked against its limit (`weft_ir::size::byte_size`) before
+/// computing it; inputs are checked the same way before they are read or
+/// drawn. Their count fits in `i64` by then, so this does not check again;
+/// it saturates rather than wraps, so a missed check asks for an impossible
+/// allocation instead of a wrong small one.
 pub fn element_count(dims: &[i64]) -> usize {
-    dims.iter().map(|&d| d.max(0) as usize).product()
+    dims.iter()
+        .try_fold(1usize, |count, &d| count.checked_mul(d.max(0) as usize))
+        .unwrap_or(usize::MAX)
 }
 
 impl Value {

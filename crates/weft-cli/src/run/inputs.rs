@@ -5,10 +5,78 @@
 //! gave the argument (`metadata={op_name="x"}`) when there is one, and the
 //! instruction (`parameter 1 (x, %Arg_1.2)`). A file whose shape is another
 //! parameter's is probably given out of order, and the error says which.
+//!
+//! Every input is measured against an [`InputBudget`] before it exists: a
+//! file's header is read and its size checked before its data is, and a
+//! random value's shape before it is drawn. A shape without a size (one
+//! that overflows, or has an unbounded dimension) is an error, never a
+//! wrapped small number.
 
 use weft_ir::{Instr, Module, Shape, ShapeData};
 use weft_runtime::random::SplitMix64;
 use weft_runtime::{Tensor, Value};
+
+/// How many bytes a run's inputs may take: each value at most `per_value`
+/// (`--max-value-gib`, the limit on any value of the run), all of them
+/// together at most `total` (`--max-input-gib`). Bytes are reserved before
+/// the value they are for is read or drawn.
+pub(super) struct InputBudget {
+    per_value: u64,
+    total: u64,
+    used: u64,
+}
+
+impl InputBudget {
+    pub(super) fn new(per_value: u64, total: u64) -> InputBudget {
+        InputBudget {
+            per_value,
+            total,
+            used: 0,
+        }
+    }
+
+    /// Reserves one value of `elem[dims]` for `what` (a parameter, a file);
+    /// an error when the shape has no size or the value does not fit.
+    pub(super) fn reserve(
+        &mut self,
+        what: &str,
+        elem: weft_ir::ElementType,
+        dims: &[i64],
+    ) -> Result<(), String> {
+        let bytes = weft_ir::size::byte_size(elem, dims)
+            .map_err(|e| format!("error: {what}: {e}; it cannot be an input"))?
+            .get();
+        if bytes > self.per_value {
+            return Err(format!(
+                "error: {what}: {} needs {}, more than the limit on one value of {} (--max-value-gib)",
+                shape_text(elem, dims),
+                gib(bytes),
+                gib(self.per_value)
+            ));
+        }
+        self.reserve_bytes(what, bytes)
+    }
+
+    /// Reserves `bytes` more for `what` against the total alone (copies of
+    /// a value already reserved: the devices' tiles of a global value).
+    pub(super) fn reserve_bytes(&mut self, what: &str, bytes: u64) -> Result<(), String> {
+        let used = self.used.saturating_add(bytes);
+        if used > self.total {
+            return Err(format!(
+                "error: {what}: the inputs would take {}, more than the limit on all inputs of {} (--max-input-gib)",
+                gib(used),
+                gib(self.total)
+            ));
+        }
+        self.used = used;
+        Ok(())
+    }
+}
+
+/// `12.0 GiB`, as the limits are given.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+}
 
 /// The devices' tiles of parameter `number`'s global value, read from `path`
 /// ([`global_to_devices`]).
@@ -18,8 +86,11 @@ pub(super) fn read_global(
     path: &std::path::Path,
     number: usize,
     grid: weft_runtime::devices::Grid,
+    budget: &mut InputBudget,
 ) -> Result<Vec<Tensor>, String> {
-    let global = read_array(module, param, path, number, FileKind::Global(grid))?;
+    let global = read_array(module, param, path, number, FileKind::Global(grid), budget)?;
+    // The tiles are copies: as many bytes again.
+    budget.reserve_bytes(&path.display().to_string(), global.bytes.len() as u64)?;
     global_to_devices(module, param, number, &global, grid, Some(path))
 }
 
@@ -87,10 +158,9 @@ pub(super) fn global_to_devices(
     shard_over_grid(global, sharding, grid).map_err(|e| format!("error: {source}: {e}"))
 }
 
-/// `f32[16,4]`, as HLO writes a shape.
+/// `f32[16,4]`, as HLO writes a shape (`?` for an unbounded dimension).
 pub(super) fn shape_text(elem: weft_ir::ElementType, dims: &[i64]) -> String {
-    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("{}[{}]", elem.name(), dims.join(","))
+    weft_ir::size::shape_text(elem, dims)
 }
 
 /// How errors name parameter `number` (the instruction `param`): with the
@@ -143,14 +213,15 @@ fn wrong_order(
     kind: FileKind,
 ) -> Option<String> {
     let params = &module.comp(module.entry?).params;
-    let bytes = std::fs::read(path).ok()?;
+    // The header says the shape: the data is not read for a hint.
+    let bytes = read_npy_header_bytes(path).ok()?;
     params.iter().enumerate().find_map(|(other, &param)| {
         if other == number {
             return None;
         }
         let elem = module.shapes.as_array(module.shape_of(param))?.elem;
-        let tensor = weft_runtime::npy::read(&bytes, Some(elem)).ok()?;
-        (Some(&tensor.dims) == file_dims(module, param, kind).as_ref()).then(|| {
+        let header = weft_runtime::npy::read_header(&bytes, Some(elem)).ok()?;
+        (Some(&header.dims) == file_dims(module, param, kind).as_ref()).then(|| {
             format!(
                 "hint: wrong order? it matches {}",
                 parameter_label(module, param, other)
@@ -185,8 +256,18 @@ pub(super) fn read_shards(
     path: &std::path::Path,
     number: usize,
     devices: usize,
+    budget: &mut InputBudget,
 ) -> Result<Vec<Tensor>, String> {
-    let tensor = read_array(module, param, path, number, FileKind::Shards(devices))?;
+    let tensor = read_array(
+        module,
+        param,
+        path,
+        number,
+        FileKind::Shards(devices),
+        budget,
+    )?;
+    // Each device's value is a copy: as many bytes again.
+    budget.reserve_bytes(&path.display().to_string(), tensor.bytes.len() as u64)?;
     let array = module
         .shapes
         .as_array(module.shape_of(param))
@@ -224,8 +305,9 @@ pub(super) fn read_input(
     param: Instr,
     path: &std::path::Path,
     number: usize,
+    budget: &mut InputBudget,
 ) -> Result<Value, String> {
-    let tensor = read_array(module, param, path, number, FileKind::Whole)?;
+    let tensor = read_array(module, param, path, number, FileKind::Whole, budget)?;
     let array = module
         .shapes
         .as_array(module.shape_of(param))
@@ -246,13 +328,16 @@ pub(super) fn read_input(
 }
 
 /// The array in `path`, read as parameter `number`'s element type (its
-/// shape is the caller's to check).
+/// shape is the caller's to check). Its header is read first and its size
+/// reserved in `budget`: a file too large, or whose shape has no size, is
+/// refused without reading its data.
 fn read_array(
     module: &Module,
     param: Instr,
     path: &std::path::Path,
     number: usize,
     kind: FileKind,
+    budget: &mut InputBudget,
 ) -> Result<Tensor, String> {
     let Some(array) = module.shapes.as_array(module.shape_of(param)) else {
         return Err(format!(
@@ -261,9 +346,7 @@ fn read_array(
             path.display()
         ));
     };
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    weft_runtime::npy::read(&bytes, Some(array.elem)).map_err(|e| {
+    let not_readable = |e: &dyn std::fmt::Display| {
         format!(
             "error: {}: {} is {}: {e}{}",
             path.display(),
@@ -273,26 +356,90 @@ fn read_array(
                 .map(|hint| format!("\n  {hint}"))
                 .unwrap_or_default()
         )
-    })
+    };
+    // A parameter without a size (an unbounded dimension) takes no file.
+    weft_ir::size::byte_size(array.elem, &array.dims).map_err(|e| {
+        format!(
+            "error: {}: {}: {e}; it cannot be an input",
+            path.display(),
+            parameter_label(module, param, number)
+        )
+    })?;
+    let prefix = read_npy_header_bytes(path)
+        .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let header =
+        weft_runtime::npy::read_header(&prefix, Some(array.elem)).map_err(|e| not_readable(&e))?;
+    budget.reserve(&path.display().to_string(), header.elem, &header.dims)?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    weft_runtime::npy::read(&bytes, Some(array.elem)).map_err(|e| not_readable(&e))
 }
 
+/// The array in `path`, of whatever element type it says, its size reserved
+/// in `budget` from its header before its data is read (the inputs that fix
+/// a shape-polymorphic program's shapes).
+pub(super) fn read_any_array(
+    path: &std::path::Path,
+    budget: &mut InputBudget,
+) -> Result<Tensor, String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("error: cannot read {}: {e}", path.display());
+    let what = path.display().to_string();
+    let prefix = read_npy_header_bytes(path).map_err(|e| cannot(&e))?;
+    let header =
+        weft_runtime::npy::read_header(&prefix, None).map_err(|e| format!("error: {what}: {e}"))?;
+    budget.reserve(&what, header.elem, &header.dims)?;
+    let bytes = std::fs::read(path).map_err(|e| cannot(&e))?;
+    weft_runtime::npy::read(&bytes, None).map_err(|e| format!("error: {what}: {e}"))
+}
+
+/// The start of the `.npy` file at `path` up to the end of its header (its
+/// magic, version and length say how long the header is), and no more.
+pub(super) fn read_npy_header_bytes(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut prefix = Vec::new();
+    (&mut file).take(12).read_to_end(&mut prefix)?;
+    let header_len = match prefix.get(6) {
+        Some(1) if prefix.len() >= 10 => u64::from(u16::from_le_bytes([prefix[8], prefix[9]])),
+        Some(2 | 3) if prefix.len() >= 12 => u64::from(u32::from_le_bytes([
+            prefix[8], prefix[9], prefix[10], prefix[11],
+        ])),
+        // Not a file the reader takes: it says why from what is there.
+        _ => return Ok(prefix),
+    };
+    let end = if prefix.get(6) == Some(&1) { 10 } else { 12 } + header_len;
+    (&mut file)
+        .take(end.saturating_sub(prefix.len() as u64))
+        .read_to_end(&mut prefix)?;
+    Ok(prefix)
+}
+
+/// A random value of `shape` for `what` (a parameter), its arrays reserved
+/// in `budget` before they are drawn.
 pub(super) fn random_value(
     module: &Module,
     shape: Shape,
     random: &mut SplitMix64,
-) -> Option<Value> {
+    budget: &mut InputBudget,
+    what: &str,
+) -> Result<Value, String> {
     match module.shapes.get(shape) {
-        ShapeData::Array(array) => Some(Value::Tensor(weft_runtime::random::tensor(
-            random,
-            array.elem,
-            &array.dims,
-        ))),
+        ShapeData::Array(array) => {
+            budget.reserve(what, array.elem, &array.dims)?;
+            Ok(Value::Tensor(weft_runtime::random::tensor(
+                random,
+                array.elem,
+                &array.dims,
+            )))
+        }
         ShapeData::Tuple(elements) => elements
             .iter()
-            .map(|&e| random_value(module, e, random))
-            .collect::<Option<Vec<_>>>()
+            .map(|&e| random_value(module, e, random, budget, what))
+            .collect::<Result<Vec<_>, String>>()
             .map(Value::Tuple),
-        ShapeData::Token => Some(Value::Token),
-        _ => None,
+        ShapeData::Token => Ok(Value::Token),
+        _ => Err(format!(
+            "error: {what} has a shape random inputs cannot fill"
+        )),
     }
 }

@@ -21,7 +21,8 @@ mod report;
 mod unpartitioned;
 
 use inputs::{
-    global_to_devices, random_global_dims, random_value, read_global, read_input, read_shards,
+    InputBudget, global_to_devices, parameter_label, random_global_dims, random_value, read_global,
+    read_input, read_shards,
 };
 use outputs::{
     OutputForm, Reassembly, flatten, output_form, prepare_destinations, reassembly,
@@ -180,6 +181,11 @@ pub struct RunArgs {
     /// stops the run with an error naming the instruction.
     #[arg(long, value_name = "GIB", default_value_t = 8.0, allow_negative_numbers = true, value_parser = crate::flags::max_value_gib)]
     max_value_gib: f64,
+    /// The most all inputs together may take, in GiB: files read and random
+    /// values drawn, checked before they are (default: twice
+    /// --max-value-gib, which bounds each one).
+    #[arg(long, value_name = "GIB", allow_negative_numbers = true, value_parser = crate::flags::max_value_gib)]
+    max_input_gib: Option<f64>,
     /// Stop the run with an error naming the `while` and its location when
     /// one execution of a loop runs more than N iterations. Off by default,
     /// as in XLA: a loop may run for ever.
@@ -280,14 +286,19 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         ));
     }
     let mut random = SplitMix64::new(args.seed);
+    let mut budget = input_budget(args);
     let mut arguments = Vec::new();
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
         let argument = match args.inputs.get(number) {
-            Some(path) => read_input(&module, param, path, number)?,
-            None => random_value(&module, shape, &mut random).ok_or_else(|| {
-                format!("error: parameter {number} has a shape random inputs cannot fill")
-            })?,
+            Some(path) => read_input(&module, param, path, number, &mut budget)?,
+            None => random_value(
+                &module,
+                shape,
+                &mut random,
+                &mut budget,
+                &parameter_label(&module, param, number),
+            )?,
         };
         arguments.push(argument);
     }
@@ -413,6 +424,17 @@ fn timing_of(
     })
 }
 
+/// What the inputs may take: each at most a value's limit, all together at
+/// most `--max-input-gib` (twice a value's limit unless given).
+fn input_budget(args: &RunArgs) -> InputBudget {
+    let per_value = limits(args).max_value_bytes;
+    let total = match args.max_input_gib {
+        Some(gib) => (gib.max(0.0) * f64::from(1u32 << 30)) as u64,
+        None => per_value.saturating_mul(2),
+    };
+    InputBudget::new(per_value, total)
+}
+
 /// The runtime's limits from the flags.
 fn limits(args: &RunArgs) -> weft_runtime::Limits {
     weft_runtime::Limits {
@@ -496,18 +518,20 @@ fn execute_grid(
     let mut per_device: Vec<Vec<Value>> = vec![Vec::new(); devices];
     let mut any_per_device_input = false;
     let mut single_device_random = SplitMix64::new(args.seed);
+    let mut budget = input_budget(args);
     for (number, &param) in params.iter().enumerate() {
         let shape = module.shape_of(param);
+        let label = parameter_label(module, param, number);
         match args.inputs.get(number) {
             Some(path) if path.to_string_lossy().ends_with(".shards.npy") => {
                 any_per_device_input = true;
-                let shards = read_shards(module, param, path, number, devices)?;
+                let shards = read_shards(module, param, path, number, devices, &mut budget)?;
                 for (device, shard) in shards.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(shard));
                 }
             }
             Some(path) => {
-                let tiles = read_global(module, param, path, number, grid)?;
+                let tiles = read_global(module, param, path, number, grid, &mut budget)?;
                 for (device, tile) in tiles.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(tile));
                 }
@@ -515,10 +539,13 @@ fn execute_grid(
             // One device draws its inputs as a plain run does, so a run
             // gives the same values with or without a timeline.
             None if devices == 1 => {
-                let value =
-                    random_value(module, shape, &mut single_device_random).ok_or_else(|| {
-                        format!("error: parameter {number} has a shape random inputs cannot fill")
-                    })?;
+                let value = random_value(
+                    module,
+                    shape,
+                    &mut single_device_random,
+                    &mut budget,
+                    &label,
+                )?;
                 per_device[0].push(value);
             }
             None if records_shardings
@@ -526,7 +553,10 @@ fn execute_grid(
             {
                 let mut random = SplitMix64::new(args.seed.wrapping_add(number as u64));
                 let elem = module.shapes.as_array(shape).expect("an array").elem;
+                budget.reserve(&label, elem, &global_dims)?;
                 let global = weft_runtime::random::tensor(&mut random, elem, &global_dims);
+                // The tiles are copies: as many bytes again.
+                budget.reserve_bytes(&label, global.bytes.len() as u64)?;
                 let tiles = global_to_devices(module, param, number, &global, grid, None)?;
                 for (device, tile) in tiles.into_iter().enumerate() {
                     per_device[device].push(Value::Tensor(tile));
@@ -536,9 +566,13 @@ fn execute_grid(
                 any_per_device_input = true;
                 for (device, arguments) in per_device.iter_mut().enumerate() {
                     let mut random = SplitMix64::new(args.seed.wrapping_add(device as u64));
-                    arguments.push(random_value(module, shape, &mut random).ok_or_else(|| {
-                        format!("error: parameter {number} has a shape random inputs cannot fill")
-                    })?);
+                    arguments.push(random_value(
+                        module,
+                        shape,
+                        &mut random,
+                        &mut budget,
+                        &label,
+                    )?);
                 }
             }
         }
@@ -768,15 +802,12 @@ fn load(
             Ok(module) => Ok(module),
             Err(error) if args.inputs.is_empty() => Err(error),
             Err(_) => {
+                let mut budget = input_budget(args);
                 let inputs = args
                     .inputs
                     .iter()
                     .map(|path| {
-                        let bytes = std::fs::read(path)
-                            .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-                        weft_runtime::npy::read(&bytes, None)
-                            .map(|tensor| tensor.to_literal())
-                            .map_err(|e| format!("error: {}: {e}", path.display()))
+                        inputs::read_any_array(path, &mut budget).map(|tensor| tensor.to_literal())
                     })
                     .collect::<Result<Vec<_>, String>>()?;
                 load::lower(&body, Some(&inputs))

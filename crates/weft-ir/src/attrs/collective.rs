@@ -15,6 +15,41 @@
 //! (`sharding={mesh[…], […]}`, see `sharding.rs`), as XLA shares `Mesh`
 //! between `MeshAxesReplicaGroupList` and `NamedSharding`.
 
+/// The most device ids weft expands a compact device list (an iota list, a
+/// mesh) into: far more devices than any machine has, yet few enough that a
+/// short text cannot ask for gigabytes of ids.
+pub const MAX_EXPANDED_DEVICES: u64 = 1 << 24;
+
+/// A compact device list that names more devices than weft expands
+/// ([`MAX_EXPANDED_DEVICES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyDevices {
+    /// How many devices it names; `None` past `i64::MAX`.
+    pub devices: Option<u64>,
+}
+
+impl std::fmt::Display for TooManyDevices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.devices {
+            Some(n) => write!(f, "the device list names {n} devices"),
+            None => write!(f, "the device list names more devices than fit in int64"),
+        }?;
+        write!(f, ", more than the {MAX_EXPANDED_DEVICES} weft expands")
+    }
+}
+
+impl std::error::Error for TooManyDevices {}
+
+/// `count` devices, if weft expands that many.
+fn expandable(count: Option<crate::size::Size>) -> Result<usize, TooManyDevices> {
+    match count {
+        Some(n) if n.get() <= MAX_EXPANDED_DEVICES => Ok(n.as_usize()),
+        _ => Err(TooManyDevices {
+            devices: count.map(|n| n.get()),
+        }),
+    }
+}
+
 /// An iota tile assignment: `[dims]<=[reshape]T(perm)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IotaReplicaGroups {
@@ -37,9 +72,16 @@ impl IotaReplicaGroups {
         }
     }
 
-    /// The device ids in row-major order of `dims`.
-    pub fn device_ids(&self) -> Vec<i64> {
-        let total: i64 = self.reshape.iter().product();
+    /// How many devices the list names (the product of `reshape`), if it
+    /// fits in `i64`; nothing is expanded.
+    pub fn device_count(&self) -> Option<crate::size::Size> {
+        crate::size::product(&self.reshape)
+    }
+
+    /// The device ids in row-major order of `dims`; an error, before
+    /// allocating, when there are more than [`MAX_EXPANDED_DEVICES`].
+    pub fn device_ids(&self) -> Result<Vec<i64>, TooManyDevices> {
+        let total = expandable(self.device_count())?;
         let rank = self.reshape.len();
         // Strides of the reshaped iota.
         let mut strides = vec![1i64; rank];
@@ -51,7 +93,7 @@ impl IotaReplicaGroups {
             .iter()
             .map(|&p| self.reshape[p as usize])
             .collect();
-        let mut ids = Vec::with_capacity(total.max(0) as usize);
+        let mut ids = Vec::with_capacity(total);
         let mut index = vec![0i64; rank];
         for _ in 0..total {
             let id: i64 = (0..rank)
@@ -66,7 +108,7 @@ impl IotaReplicaGroups {
                 index[d] = 0;
             }
         }
-        ids
+        Ok(ids)
     }
 }
 
@@ -148,17 +190,19 @@ impl Mesh {
             .try_fold(1i64, |acc, (_, size)| acc.checked_mul(*size))
     }
 
-    /// The device ids in row-major order of the mesh axes.
-    pub fn device_ids(&self) -> Vec<i64> {
+    /// The device ids in row-major order of the mesh axes; an error, before
+    /// allocating, when there are more than [`MAX_EXPANDED_DEVICES`].
+    pub fn device_ids(&self) -> Result<Vec<i64>, TooManyDevices> {
+        let count = self.num_devices().and_then(crate::size::Size::from_i64);
         match &self.devices {
-            MeshDevices::Iota => (0..self.num_devices().unwrap_or(0)).collect(),
+            MeshDevices::Iota => Ok((0..expandable(count)? as i64).collect()),
             MeshDevices::Transposed { reshape, perm } => IotaReplicaGroups {
                 dims: self.axes.iter().map(|(_, s)| *s).collect(),
                 reshape: reshape.clone(),
                 perm: perm.clone(),
             }
             .device_ids(),
-            MeshDevices::List(ids) => ids.clone(),
+            MeshDevices::List(ids) => Ok(ids.clone()),
         }
     }
 
@@ -196,14 +240,15 @@ impl Default for ReplicaGroups {
 
 impl ReplicaGroups {
     /// The groups as explicit device lists (an empty list means one group of
-    /// every device).
-    pub fn groups(&self) -> Vec<Vec<i64>> {
+    /// every device); an error, before allocating, when a compact form names
+    /// more than [`MAX_EXPANDED_DEVICES`] devices.
+    pub fn groups(&self) -> Result<Vec<Vec<i64>>, TooManyDevices> {
         match self {
-            ReplicaGroups::List(groups) => groups.clone(),
+            ReplicaGroups::List(groups) => Ok(groups.clone()),
             ReplicaGroups::Iota(iota) => {
-                let ids = iota.device_ids();
+                let ids = iota.device_ids()?;
                 let size = iota.dims.last().copied().unwrap_or(1).max(1) as usize;
-                ids.chunks(size).map(|c| c.to_vec()).collect()
+                Ok(ids.chunks(size).map(|c| c.to_vec()).collect())
             }
             ReplicaGroups::Mesh(mesh) => mesh.groups(),
         }
@@ -213,14 +258,18 @@ impl ReplicaGroups {
 impl MeshAxesGroups {
     /// The explicit groups: for each combination of the unselected axes, the
     /// devices along the selected axes.
-    pub fn groups(&self) -> Vec<Vec<i64>> {
+    pub fn groups(&self) -> Result<Vec<Vec<i64>>, TooManyDevices> {
         let sizes: Vec<i64> = self.mesh.axes.iter().map(|(_, s)| *s).collect();
-        let total: i64 = self.mesh.num_devices().unwrap_or(0);
-        let ids = self.mesh.device_ids();
+        let ids = self.mesh.device_ids()?;
+        let total = expandable(
+            self.mesh
+                .num_devices()
+                .and_then(crate::size::Size::from_i64),
+        )?;
         let rank = sizes.len();
         let mut groups: Vec<(Vec<i64>, Vec<i64>)> = Vec::new();
         let mut index = vec![0i64; rank];
-        for linear in 0..total as usize {
+        for linear in 0..total {
             let key: Vec<i64> = (0..rank)
                 .filter(|d| !self.selected.contains(d))
                 .map(|d| index[d])
@@ -238,7 +287,7 @@ impl MeshAxesGroups {
                 index[d] = 0;
             }
         }
-        groups.into_iter().map(|(_, g)| g).collect()
+        Ok(groups.into_iter().map(|(_, g)| g).collect())
     }
 }
 
@@ -289,9 +338,17 @@ mod tests {
     #[test]
     fn iota_device_ids_follow_the_transpose() {
         let iota = IotaReplicaGroups::new(vec![2, 4], vec![4, 2], vec![1, 0]);
-        assert_eq!(iota.device_ids(), vec![0, 2, 4, 6, 1, 3, 5, 7]);
-        let groups = ReplicaGroups::Iota(iota).groups();
+        assert_eq!(iota.device_ids().unwrap(), vec![0, 2, 4, 6, 1, 3, 5, 7]);
+        let groups = ReplicaGroups::Iota(iota).groups().unwrap();
         assert_eq!(groups, vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+    }
+
+    #[test]
+    fn huge_device_lists_are_refused_before_expanding() {
+        let iota = IotaReplicaGroups::new(vec![100_000, 100_000], vec![10_000_000_000], vec![0]);
+        let error = ReplicaGroups::Iota(iota).groups().unwrap_err();
+        assert_eq!(error.devices, Some(10_000_000_000));
+        assert!(error.to_string().contains("names 10000000000 devices"));
     }
 
     #[test]
@@ -303,11 +360,11 @@ mod tests {
             },
             selected: vec![1],
         };
-        assert_eq!(mesh.groups(), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(mesh.groups().unwrap(), vec![vec![0, 1], vec![2, 3]]);
         let mesh = MeshAxesGroups {
             selected: vec![0],
             ..mesh
         };
-        assert_eq!(mesh.groups(), vec![vec![0, 2], vec![1, 3]]);
+        assert_eq!(mesh.groups().unwrap(), vec![vec![0, 2], vec![1, 3]]);
     }
 }

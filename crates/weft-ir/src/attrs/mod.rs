@@ -22,8 +22,8 @@ mod window;
 
 pub(crate) use collective::canonicalize_iota;
 pub use collective::{
-    CollectiveAttrs, CollectivePermuteAttrs, IotaReplicaGroups, Mesh, MeshAxesGroups, MeshDevices,
-    ReplicaGroups,
+    CollectiveAttrs, CollectivePermuteAttrs, IotaReplicaGroups, MAX_EXPANDED_DEVICES, Mesh,
+    MeshAxesGroups, MeshDevices, ReplicaGroups, TooManyDevices,
 };
 pub use common_attrs::{
     BackendConfig, CommonAttrs, FrontendAttributes, Metadata, MoreMetadata, ResultAccuracy,

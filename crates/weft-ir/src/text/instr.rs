@@ -988,7 +988,7 @@ impl Parser<'_> {
                 };
                 let unbounded =
                     |a: &crate::shape::ArrayShape| a.dims.contains(&crate::shape::UNBOUNDED);
-                let count = |a: &crate::shape::ArrayShape| a.dims.iter().product::<i64>();
+                let count = |a: &crate::shape::ArrayShape| a.element_count();
                 if !unbounded(input) && !unbounded(result) && count(input) != count(result) {
                     return Err(self.error_at(
                         opcode_span,

@@ -71,16 +71,15 @@ impl Parser<'_> {
         // capped so a short text cannot demand terabytes.
         const MAX_FILLED_ELEMENTS: usize = 1 << 20;
         let room = (self.src.len() - self.tok.start as usize).max(MAX_FILLED_ELEMENTS);
-        let count = dims
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?));
-        if count.is_none_or(|n| n > room) {
+        let count =
+            crate::size::element_count(elem, dims).map_err(|e| self.error(e.to_string()))?;
+        if count.as_usize() > room {
             return Err(self.error(format!(
-                "a constant of {} elements is too large to read",
-                count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+                "a constant of {count} elements is too large to read"
             )));
         }
-        let mut array = ArrayLiteral::zeros(elem, dims);
+        let mut array =
+            ArrayLiteral::try_zeros(elem, dims).map_err(|e| self.error(e.to_string()))?;
         let rank = dims.len();
         if rank == 0 {
             self.literal_value(&mut array, 0)?;

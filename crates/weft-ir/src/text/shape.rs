@@ -220,6 +220,17 @@ impl<'s> Parser<'s> {
         if !dynamic.iter().any(|&d| d) {
             dynamic.clear();
         }
+        // XLA's `ValidateShape`: a shape whose size overflows int64 is no shape,
+        // and every size computed later relies on that.
+        if let Err(error) = crate::size::validate(elem, &dims) {
+            let span = crate::Span {
+                start: start as u32,
+                end: self.prev_end(),
+            };
+            return Err(self
+                .error_at(span, error.to_string())
+                .with_hint("an array's size in bytes must fit in int64, as in XLA"));
+        }
         let layout = if self.at(Tok::LBrace) && {
             let next = self.peek();
             next.kind == Tok::Int || next.kind == Tok::Colon
@@ -259,7 +270,6 @@ impl<'s> Parser<'s> {
         } else {
             None
         };
-        let _ = start;
         Ok(self.m.shapes.intern(ShapeData::Array(ArrayShape {
             elem,
             dims: dims.into(),

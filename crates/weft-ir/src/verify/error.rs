@@ -42,6 +42,9 @@ rules! {
     /// Called computations have the signature their caller needs (to_apply,
     /// while body and condition, conditional branches, map, fusion, call).
     CalleeSignature => "callee-signature",
+    /// Every array shape is valid as XLA's `ValidateShape` says: dimensions
+    /// non-negative (or unbounded) and a size in bytes that fits in int64.
+    ShapeSize => "shape.size",
     /// Operand counts.
     OperandCount => "operand-count",
     /// Elementwise, compare, select, clamp and their element-type rules.

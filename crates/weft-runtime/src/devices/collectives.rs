@@ -45,7 +45,11 @@ impl Evaluator<'_> {
                     }
                     _ => GroupMode::of_reduction(attrs),
                 };
-                device_groups(device.grid, mode, &attrs.replica_groups.groups())
+                let groups = attrs
+                    .replica_groups
+                    .groups()
+                    .map_err(|e| self.error(instr, e.to_string()))?;
+                device_groups(device.grid, mode, &groups)
             }
             _ => return Err(self.error(instr, "a collective without its attributes")),
         };

@@ -135,11 +135,19 @@ impl TileLayout {
     /// The dimensions of the global value whose tiles have dimensions `local`.
     pub fn global_dims(&self, local: &[i64]) -> Result<Vec<i64>, String> {
         self.check_rank(local.len())?;
-        Ok(local
+        let dims: Vec<i64> = local
             .iter()
             .zip(&self.tiles)
-            .map(|(&l, &t)| l * t)
-            .collect())
+            .map(|(&l, &t)| l.checked_mul(t))
+            .collect::<Option<_>>()
+            .filter(|dims: &Vec<i64>| weft_ir::size::product(dims).is_some())
+            .ok_or_else(|| {
+                format!(
+                    "tiles of {local:?} over {:?} make a global value too large for int64",
+                    self.tiles
+                )
+            })?;
+        Ok(dims)
     }
 
     /// Device `device`'s tile of `global`.
@@ -361,7 +369,10 @@ fn tiled(
 ) -> Result<TileLayout, String> {
     let (dims, ids) = match assignment {
         TileAssignment::Explicit { dims, devices } => (dims.clone(), devices.clone()),
-        TileAssignment::Iota(iota) => (iota.dims.clone(), iota.device_ids()),
+        TileAssignment::Iota(iota) => (
+            iota.dims.clone(),
+            iota.device_ids().map_err(|e| e.to_string())?,
+        ),
     };
     // Trailing assignment dimensions that list devices sharing a tile.
     let replicated = if single.last_tile_dim_replicate {
@@ -440,7 +451,7 @@ fn named_layout(named: &NamedSharding, devices: usize, rank: usize) -> Result<Ti
             named.dims.len()
         ));
     }
-    let ids = mesh.device_ids();
+    let ids = mesh.device_ids().map_err(|e| e.to_string())?;
     if ids.len() != devices {
         return Err(format!(
             "the mesh has {} devices, the run has {devices}",

@@ -102,7 +102,7 @@ pub(crate) fn reverse(operand: &Tensor, dimensions: &[i64]) -> Tensor {
 pub(crate) fn slice(operand: &Tensor, ranges: &[SliceRange]) -> Tensor {
     let dims: Vec<i64> = ranges
         .iter()
-        .map(|r| ((r.limit - r.start).max(0) + r.stride - 1) / r.stride.max(1))
+        .map(|r| weft_ir::size::slice_count(r.start, r.limit, r.stride.max(1)).unwrap_or(0))
         .collect();
     gather_by(operand, &dims, |index, source| {
         for (d, &i) in index.iter().enumerate() {
@@ -183,7 +183,8 @@ pub(crate) fn pad(operand: &Tensor, value: &Tensor, config: &PaddingConfig) -> T
         .dims
         .iter()
         .zip(&config.dims)
-        .map(|(&d, p)| (p.low + p.high + d + (d - 1).max(0) * p.interior).max(0))
+        // The verifier's checked rule; a size it would refuse is empty here.
+        .map(|(&d, p)| p.padded_size(d).unwrap_or(0).max(0))
         .collect();
     let mut out = broadcast(value, &dims, &[]);
     let size = operand.element_size();

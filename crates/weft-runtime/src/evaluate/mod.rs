@@ -202,6 +202,19 @@ fn run_entry(
         });
     }
     for (number, (&param, argument)) in params.iter().zip(&arguments).enumerate() {
+        // No argument has an unbounded dimension's sentinel as its size: the
+        // parameter is refused, naming it, before anything runs.
+        if let Err(error) = value_bytes(module, module.shape_of(param)) {
+            return Err(RunError {
+                instruction: Some(format!(
+                    "{}/%{}",
+                    module.comp(entry).name,
+                    module.instr(param).name
+                )),
+                instr: Some(param),
+                message: format!("parameter {number}: {}", size_message(&error)),
+            });
+        }
         let expected = instruction::describe_shape(module, module.shape_of(param));
         if instruction::describe_value_shape(argument) != expected {
             return Err(RunError {
@@ -499,9 +512,11 @@ impl<'m> Evaluator<'m> {
         }
     }
 
-    /// Refuses an instruction whose result would exceed the size limit.
+    /// Refuses an instruction whose result would exceed the size limit, or
+    /// has no size (an unbounded dynamic dimension), before computing it.
     fn check_size(&self, instr: Instr) -> Result<(), RunError> {
-        let bytes = value_bytes(self.module, self.module.shape_of(instr));
+        let bytes = value_bytes(self.module, self.module.shape_of(instr))
+            .map_err(|error| self.error(instr, size_message(&error)))?;
         if bytes > u128::from(self.limits.max_value_bytes) {
             return Err(self.error(
                 instr,
@@ -553,17 +568,26 @@ fn text_order(module: &Module, comp: weft_ir::Comp) -> Option<Vec<Instr>> {
     Some(body.clone())
 }
 
-/// The bytes a value of `shape` occupies.
-fn value_bytes(module: &Module, shape: weft_ir::Shape) -> u128 {
+/// The bytes a value of `shape` occupies; an error when an array has no
+/// size (an unbounded dimension, or a size past `i64`).
+fn value_bytes(module: &Module, shape: weft_ir::Shape) -> Result<u128, weft_ir::size::SizeError> {
     match module.shapes.get(shape) {
-        weft_ir::ShapeData::Array(array) => {
-            let count: u128 = array.dims.iter().map(|&d| d.max(0) as u128).product();
-            count * weft_ir::literal::storage_bytes(array.elem) as u128
+        weft_ir::ShapeData::Array(array) => Ok(u128::from(array.byte_size()?.get())),
+        weft_ir::ShapeData::Tuple(elements) => elements
+            .iter()
+            .try_fold(0u128, |sum, &e| Ok(sum + value_bytes(module, e)?)),
+        _ => Ok(0),
+    }
+}
+
+/// What a run says of a shape without a size: an unbounded dimension is a
+/// shape only a compiler with dynamic shapes can run.
+pub(crate) fn size_message(error: &weft_ir::size::SizeError) -> String {
+    match error.problem {
+        weft_ir::size::SizeProblem::Unbounded { .. } => {
+            format!("{error}: weft runs static shapes, and bounded dynamic ones at their bound")
         }
-        weft_ir::ShapeData::Tuple(elements) => {
-            elements.iter().map(|&e| value_bytes(module, e)).sum()
-        }
-        _ => 0,
+        _ => error.to_string(),
     }
 }
 

@@ -218,22 +218,29 @@ impl WindowGeometry {
                     "window sizes must be non-negative and strides and dilations positive".into(),
                 );
             }
+            // In i128: attributes may be near i64's limits (the verifier
+            // checked the result, not every intermediate).
+            let wide = |v: i64| i128::from(v);
             let dilated = if size > 0 {
-                (size - 1) * w.base_dilation + 1
+                (wide(size) - 1) * wide(w.base_dilation) + 1
             } else {
                 0
             };
-            let padded = dilated + w.padding_low + w.padding_high;
+            let padded = dilated + wide(w.padding_low) + wide(w.padding_high);
             let extent = if w.size > 0 {
-                (w.size - 1) * w.window_dilation + 1
+                (wide(w.size) - 1) * wide(w.window_dilation) + 1
             } else {
                 0
             };
-            output_dims.push(if padded >= extent {
-                (padded - extent) / w.stride + 1
+            let outputs = if padded >= extent {
+                (padded - extent) / wide(w.stride) + 1
             } else {
                 0
-            });
+            };
+            output_dims.push(
+                i64::try_from(outputs)
+                    .map_err(|_| "the windows make too many outputs".to_string())?,
+            );
         }
         Ok(WindowGeometry {
             input_dims: input_dims.to_vec(),
@@ -261,38 +268,80 @@ impl WindowGeometry {
 
     /// The linear indices of the input elements in the window of `output`,
     /// in row-major window order, padding and dilation holes left out.
+    ///
+    /// Only real elements are walked, never the padding: per dimension the
+    /// positions the window covers are found directly (see [`covered`]), so
+    /// the work is bounded by the input, not by the window's size — a window
+    /// of 2^40 elements over four real ones visits four.
     fn elements(&self, output: &[i64], elements: &mut Vec<usize>) {
         elements.clear();
-        let sizes: Vec<i64> = self.window.iter().map(|w| w.size).collect();
-        if element_count(&sizes) == 0 {
-            return;
+        let mut per_dimension: Vec<Vec<usize>> = Vec::with_capacity(self.window.len());
+        for (d, w) in self.window.iter().enumerate() {
+            let offsets: Vec<usize> = covered(output[d], w, self.input_dims[d])
+                .map(|at| at * self.input_strides[d])
+                .collect();
+            if offsets.is_empty() {
+                return;
+            }
+            per_dimension.push(offsets);
         }
-        let mut position = vec![0i64; sizes.len()];
+        let lengths: Vec<i64> = per_dimension.iter().map(|o| o.len() as i64).collect();
+        let mut position = vec![0i64; lengths.len()];
         loop {
-            let mut linear = 0usize;
-            let mut inside = true;
-            for (d, w) in self.window.iter().enumerate() {
-                let dilated =
-                    output[d] * w.stride + position[d] * w.window_dilation - w.padding_low;
-                if dilated < 0 || dilated % w.base_dilation != 0 {
-                    inside = false;
-                    break;
-                }
-                let at = dilated / w.base_dilation;
-                if at >= self.input_dims[d] {
-                    inside = false;
-                    break;
-                }
-                linear += at as usize * self.input_strides[d];
-            }
-            if inside {
-                elements.push(linear);
-            }
-            if !next_index(&mut position, &sizes) {
+            elements.push(
+                per_dimension
+                    .iter()
+                    .zip(&position)
+                    .map(|(offsets, &p)| offsets[p as usize])
+                    .sum(),
+            );
+            if !next_index(&mut position, &lengths) {
                 return;
             }
         }
     }
+}
+
+/// The input indices along one dimension (of `base` elements) that the
+/// window `w` of output position `output` covers, in increasing window
+/// position: window position `k` lands on dilated input position
+/// `output × stride + k × window_dilation − padding_low`, a real element
+/// when that is a multiple of the base dilation inside the input. Walks
+/// whichever is shorter: the window positions that can land inside, or the
+/// input elements.
+fn covered(output: i64, w: &WindowDim, base: i64) -> impl Iterator<Item = usize> {
+    let wide = |v: i64| i128::from(v);
+    let (stride, low) = (wide(w.stride), wide(w.padding_low));
+    let (base_dilation, window_dilation) = (wide(w.base_dilation), wide(w.window_dilation));
+    // Window position k lands at origin + k × window_dilation.
+    let origin = wide(output) * stride - low;
+    let last = (wide(base) - 1) * base_dilation;
+    let first_k = if origin >= 0 {
+        0
+    } else {
+        (-origin + window_dilation - 1) / window_dilation
+    };
+    let last_k = if origin > last {
+        -1
+    } else {
+        ((last - origin) / window_dilation).min(wide(w.size) - 1)
+    };
+    let positions = (last_k - first_k + 1).max(0);
+    let by_position = positions <= wide(base);
+    let from_positions = (first_k..=last_k)
+        .filter(move |_| by_position)
+        .filter_map(move |k| {
+            let at = origin + k * window_dilation;
+            (at % base_dilation == 0).then(|| (at / base_dilation) as usize)
+        });
+    let from_elements = (0..base.max(0))
+        .filter(move |_| !by_position && positions > 0)
+        .filter(move |&i| {
+            let offset = wide(i) * base_dilation - origin;
+            offset >= 0 && offset % window_dilation == 0 && offset / window_dilation < wide(w.size)
+        })
+        .map(|i| i as usize);
+    from_positions.chain(from_elements)
 }
 
 /// `reduce-window`'s grouping: the real elements of each output's window.
@@ -326,6 +375,26 @@ fn fold_windows(
 #[cfg(test)]
 mod tests {
     use crate::evaluate::test_support::*;
+
+    #[test]
+    fn a_window_of_padding_walks_only_real_elements() {
+        // 2^40 window positions per output, all but at most four padding:
+        // walked position by position this never ended.
+        let text = r#"
+HloModule m
+add {
+  a = s64[] parameter(0)
+  b = s64[] parameter(1)
+  ROOT c = s64[] add(a, b)
+}
+ENTRY e {
+  x = s64[4] constant({1, 2, 3, 4})
+  zero = s64[] constant(0)
+  ROOT r = s64[4] reduce-window(x, zero), window={size=1099511627776 pad=1099511627775_0}, to_apply=add
+}
+"#;
+        assert_eq!(ints(tensor(&run(text, vec![]))), vec![1, 3, 6, 10]);
+    }
 
     #[test]
     fn reduce_window_pads_dilates_and_strides() {

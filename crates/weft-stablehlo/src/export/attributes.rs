@@ -4,7 +4,6 @@
 //! …>`, …), which the op model keeps as their text.
 
 use weft_ir::ElementType;
-use weft_ir::attrs::ReplicaGroups;
 use weft_ir::literal::ArrayLiteral;
 
 use crate::ir::attribute::{DenseArray, DenseArrayValues, DenseElements, DenseValues};
@@ -32,7 +31,8 @@ pub(crate) fn array_i64(values: &[i64]) -> Attribute {
 }
 
 /// `dense<[[…], …]> : tensor<RxCxi64>`; ragged rows are padded with `-1`, as
-/// StableHLO pads replica groups.
+/// StableHLO pads replica groups (an empty list of groups, one group of every
+/// device, is `0x0`).
 pub(crate) fn dense_i64_matrix(rows: &[Vec<i64>]) -> Attribute {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let dims = vec![rows.len() as i64, columns as i64];
@@ -49,12 +49,6 @@ pub(crate) fn dense_i64_matrix(rows: &[Vec<i64>]) -> Attribute {
         ty: Type::tensor(&dims, ElementKind::int(64)),
         values: DenseValues::Array(array),
     }))
-}
-
-/// `replica_groups` as StableHLO's dense matrix (an empty list is `0x0`, one
-/// group of every device).
-pub(crate) fn replica_groups(groups: &ReplicaGroups) -> Attribute {
-    dense_i64_matrix(&groups.groups())
 }
 
 /// `#stablehlo.channel_handle<handle = N, type = 1>`: XLA's importer marks a

@@ -715,7 +715,7 @@ impl Exporter<'_> {
                 OpKind::CollectivePermute
             }
             (Attrs::Collective(collective), _) => {
-                self.collective_attributes(collective, &mut attributes);
+                self.collective_attributes(instr, collective, &mut attributes)?;
                 match opcode {
                     Opcode::AllReduce | Opcode::AllReduceStart => OpKind::AllReduce,
                     Opcode::AllGather | Opcode::AllGatherStart => {
@@ -735,7 +735,10 @@ impl Exporter<'_> {
                                 "the tuple form of all-to-all (no dimensions=) has no single StableHLO all_to_all",
                             ));
                         };
-                        let groups = collective.replica_groups.groups();
+                        let groups = collective
+                            .replica_groups
+                            .groups()
+                            .map_err(|e| self.error(instr, e.to_string()))?;
                         let split_count = match groups.first() {
                             Some(group) => group.len() as i64,
                             None => {
@@ -774,19 +777,22 @@ impl Exporter<'_> {
 
     fn collective_attributes(
         &self,
+        instr: Instr,
         collective: &CollectiveAttrs,
         out: &mut Vec<(&str, Attribute)>,
-    ) {
-        out.push((
-            "replica_groups",
-            attributes::replica_groups(&collective.replica_groups),
-        ));
+    ) -> ExportResult<()> {
+        let groups = collective
+            .replica_groups
+            .groups()
+            .map_err(|e| self.error(instr, e.to_string()))?;
+        out.push(("replica_groups", attributes::dense_i64_matrix(&groups)));
         if let Some(channel) = collective.channel_id {
             out.push(("channel_handle", attributes::channel_handle(channel, 1)));
         }
         if collective.use_global_device_ids {
             out.push(("use_global_device_ids", Attribute::Unit));
         }
+        Ok(())
     }
 
     /// What the synchronous collective returns: for a first-class start, its

@@ -4,7 +4,9 @@
 //!
 //! Invariants: a [`DenseElements`] holds exactly as many elements as its type's
 //! static shape has, stored row-major in an HLO [`ArrayLiteral`] of the element
-//! type's storage type; an attribute dictionary is sorted by name with no name
+//! type's storage type — except a splat of more than one element, which holds
+//! its one element ([`DenseValues::Splat`]) so that a short text never becomes
+//! a large allocation; an attribute dictionary is sorted by name with no name
 //! twice (as MLIR's `DictionaryAttr` is), so printing is canonical.
 
 use weft_ir::literal::ArrayLiteral;
@@ -74,8 +76,78 @@ pub struct DenseElements {
 pub enum DenseValues {
     /// Numbers and booleans, row-major.
     Array(ArrayLiteral),
+    /// One number or boolean (a scalar literal) standing for every element of
+    /// a type with more than one: `dense<1.0> : tensor<3000000000xf32>`.
+    /// Expanded only by a consumer that needs the bytes
+    /// ([`DenseElements::numbers`]), under a bound it chooses.
+    Splat(ArrayLiteral),
     /// Strings (`dense<"a"> : tensor<!foo.string>` and the like).
     Strings(Vec<String>),
+}
+
+/// Why a `dense<…>` attribute gives no array of numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotNumbers {
+    /// It holds strings.
+    Strings,
+    /// Its type has no static shape.
+    NotStatic,
+    /// It is a splat whose expansion would take more than `limit` bytes
+    /// (`bytes` is `None` past `i64::MAX`).
+    TooLarge {
+        /// The bytes the expansion would take.
+        bytes: Option<u64>,
+        /// The most bytes the consumer expands.
+        limit: u64,
+    },
+}
+
+impl std::fmt::Display for NotNumbers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotNumbers::Strings => f.write_str("the dense value holds strings"),
+            NotNumbers::NotStatic => f.write_str("the dense value has no static shape"),
+            NotNumbers::TooLarge { bytes, limit } => {
+                match bytes {
+                    Some(bytes) => write!(f, "the splat would expand to {bytes} bytes")?,
+                    None => f.write_str("the splat would expand past int64 bytes")?,
+                }
+                write!(f, ", more than the {limit} expanded here")
+            }
+        }
+    }
+}
+
+impl DenseElements {
+    /// The numbers as an array of the type's static shape; a splat is
+    /// expanded when that takes at most `max_bytes`, and refused (before
+    /// allocating) otherwise.
+    pub fn numbers(
+        &self,
+        max_bytes: u64,
+    ) -> Result<std::borrow::Cow<'_, ArrayLiteral>, NotNumbers> {
+        match &self.values {
+            DenseValues::Array(array) => Ok(std::borrow::Cow::Borrowed(array)),
+            DenseValues::Strings(_) => Err(NotNumbers::Strings),
+            DenseValues::Splat(one) => {
+                let dims = self.ty.static_dims().ok_or(NotNumbers::NotStatic)?;
+                let bytes = weft_ir::size::byte_size(one.elem, &dims)
+                    .ok()
+                    .map(|b| b.get());
+                if bytes.is_none_or(|b| b > max_bytes) {
+                    return Err(NotNumbers::TooLarge {
+                        bytes,
+                        limit: max_bytes,
+                    });
+                }
+                let mut array = ArrayLiteral::zeros(one.elem, &dims);
+                for chunk in array.data.chunks_mut(one.data.len().max(1)) {
+                    chunk.copy_from_slice(&one.data[..chunk.len()]);
+                }
+                Ok(std::borrow::Cow::Owned(array))
+            }
+        }
+    }
 }
 
 /// `array<T: …>`.

@@ -271,8 +271,9 @@ impl TensorType {
             .collect()
     }
 
-    /// The number of elements, if the shape is static.
+    /// The number of elements, if the shape is static and the count fits in
+    /// `i64`.
     pub fn element_count(&self) -> Option<i64> {
-        Some(self.static_dims()?.iter().product())
+        weft_ir::size::product(&self.static_dims()?).map(weft_ir::size::Size::as_i64)
     }
 }

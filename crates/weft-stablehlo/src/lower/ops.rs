@@ -15,7 +15,7 @@ use weft_ir::{Comp, ElementType, Instr, Opcode, Shape};
 
 use super::{LowerResult, Lowering, integer_attribute};
 use crate::dot_algorithm::DotAlgorithm;
-use crate::ir::attribute::{DenseArrayValues, DenseValues};
+use crate::ir::attribute::{DenseArrayValues, DenseValues, NotNumbers};
 use crate::ir::dialect_attr::{Structured, enum_keyword};
 use crate::ir::{Attribute, Op};
 use crate::ops::OpKind;
@@ -398,8 +398,29 @@ impl Lowering<'_> {
         let Some(Attribute::DenseElements(dense)) = self.body.attribute(op, "value") else {
             return Err(self.error(op, "constant without a dense value"));
         };
-        let literal = dense_literal(dense)
-            .ok_or_else(|| self.error(op, "string constants have no HLO equivalent"))?;
+        if let DenseValues::Splat(one) = &dense.values
+            && dense.numbers(MAX_EXPANDED_SPLAT_BYTES).is_err()
+        {
+            // Too large to spell out: the scalar, broadcast.
+            let shape = self.result_shape(op)?;
+            let name = self.name_for(op, "constant");
+            let scalar_shape = self.module.shapes.array_with_default_layout(one.elem, &[]);
+            let scalar = self.emit(
+                comp,
+                &format!("{name}.splat"),
+                Opcode::Constant,
+                scalar_shape,
+                Vec::new(),
+                Attrs::Constant(Box::new(Literal::Array(one.clone()))),
+            );
+            let instr = self.broadcast_scalar(comp, scalar, shape, &name);
+            self.bind_results(comp, op, instr);
+            return Ok(());
+        }
+        let literal = dense_literal(dense).map_err(|e| match e {
+            NotNumbers::Strings => self.error(op, "string constants have no HLO equivalent"),
+            other => self.error(op, other.to_string()),
+        })?;
         self.one_instruction(
             comp,
             op,
@@ -971,19 +992,26 @@ impl Lowering<'_> {
     }
 }
 
+/// The most bytes a splat is expanded to when lowered to an HLO literal. Up
+/// to it a splat constant lowers as XLA writes it, every element spelled
+/// out; past it, to `broadcast(constant(v))`: the same value without a copy
+/// of it per text, and a run then checks the broadcast against its own
+/// limit on values (`--max-value-gib`) before anything is allocated.
+pub(crate) const MAX_EXPANDED_SPLAT_BYTES: u64 = 1 << 20;
+
 /// The literal of a `dense<…>` of numbers, with the type's dimensions (which
-/// an empty tensor's elements alone do not give); `None` for strings.
-pub(crate) fn dense_literal(dense: &crate::ir::attribute::DenseElements) -> Option<Literal> {
-    let DenseValues::Array(array) = &dense.values else {
-        return None;
-    };
-    let mut array = array.clone();
+/// an empty tensor's elements alone do not give); an error for strings and
+/// for a splat larger than [`MAX_EXPANDED_SPLAT_BYTES`].
+pub(crate) fn dense_literal(
+    dense: &crate::ir::attribute::DenseElements,
+) -> Result<Literal, NotNumbers> {
+    let mut array = dense.numbers(MAX_EXPANDED_SPLAT_BYTES)?.into_owned();
     if let Some(dims) = dense.ty.static_dims()
-        && dims.iter().product::<i64>() == array.len() as i64
+        && weft_ir::size::product(&dims).is_some_and(|n| n.as_usize() == array.len())
     {
         array.dims = dims;
     }
-    Some(Literal::Array(array))
+    Ok(Literal::Array(array))
 }
 
 /// `array<i64: …>`, `array<i1: …>` or an integer `dense<…>` as a list.
@@ -993,8 +1021,8 @@ pub(crate) fn integer_list(attribute: &Attribute) -> Option<Vec<i64>> {
             DenseArrayValues::Integers(values) => Some(values.clone()),
             DenseArrayValues::Floats(_) => None,
         },
-        Attribute::DenseElements(dense) => match &dense.values {
-            DenseValues::Array(array) if !array.elem.is_float() => {
+        Attribute::DenseElements(dense) => match dense.numbers(MAX_EXPANDED_SPLAT_BYTES) {
+            Ok(array) if !array.elem.is_float() => {
                 Some((0..array.len()).map(|i| array.get_int(i) as i64).collect())
             }
             _ => None,

@@ -154,7 +154,10 @@ impl Tiling {
             ShardingKind::Tiled(assignment) => {
                 let (dims, devices) = match assignment {
                     TileAssignment::Explicit { dims, devices } => (dims.clone(), devices.clone()),
-                    TileAssignment::Iota(iota) => (iota.dims.clone(), iota.device_ids()),
+                    TileAssignment::Iota(iota) => (
+                        iota.dims.clone(),
+                        iota.device_ids().map_err(|e| e.to_string())?,
+                    ),
                 };
                 if dims.len() < rank {
                     return Err("the sharding has fewer dimensions than the value".into());

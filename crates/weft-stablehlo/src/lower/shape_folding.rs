@@ -413,7 +413,7 @@ impl<'b> ShapeFolder<'b> {
             .ty
             .static_dims()
             .ok_or_else(|| format!("'{name}' has a value of unknown shape"))?;
-        let DenseValues::Array(array) = &dense.values else {
+        let (DenseValues::Array(array) | DenseValues::Splat(array)) = &dense.values else {
             return Err(format!("'{name}' holds strings"));
         };
         let count = element_count(&dims)?;
@@ -443,12 +443,10 @@ fn integer_element(ty: &Type) -> Option<ElementType> {
 
 /// The number of elements of a tensor of `dims`, when small enough to fold.
 fn element_count(dims: &[i64]) -> Result<usize, NotFolded> {
-    let count = dims
-        .iter()
-        .try_fold(1i64, |count, &d| count.checked_mul(d))
-        .filter(|&count| count <= LARGEST_FOLDED as i64)
+    let count = weft_ir::size::product(dims)
+        .filter(|&count| count.as_usize() <= LARGEST_FOLDED)
         .ok_or_else(|| format!("it has more than {LARGEST_FOLDED} elements"))?;
-    Ok(count as usize)
+    Ok(count.as_usize())
 }
 
 /// The coordinates of row-major element `index` of a tensor of `dims`.

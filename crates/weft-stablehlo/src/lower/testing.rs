@@ -52,8 +52,12 @@ impl Lowering<'_> {
             let Some(Attribute::DenseElements(dense)) = self.body.attribute(op, "value") else {
                 return Err(self.error(op, "missing the expected value"));
             };
-            let literal = super::ops::dense_literal(dense)
-                .ok_or_else(|| self.error(op, "string constants have no HLO equivalent"))?;
+            let literal = super::ops::dense_literal(dense).map_err(|e| match e {
+                crate::ir::attribute::NotNumbers::Strings => {
+                    self.error(op, "string constants have no HLO equivalent")
+                }
+                other => self.error(op, other.to_string()),
+            })?;
             let ty = dense.ty.clone();
             let shape = self.shape(&ty).map_err(|m| self.error(op, m))?;
             let expected = self.emit(

@@ -267,7 +267,8 @@ impl Parser<'_> {
                 .c
                 .error_at(type_start, "elements literal type must have static shape"));
         };
-        let count: i64 = dims.iter().product();
+        // The type's size was validated as it was read: the count fits.
+        let count = weft_ir::size::product(&dims).map_or(i64::MAX, |n| n.as_i64());
         let values = match literal {
             None if count == 0 => empty_values(&tensor.element),
             None => {
@@ -345,7 +346,7 @@ impl Parser<'_> {
         dims: &[i64],
         start: usize,
     ) -> PResult<DenseValues> {
-        let count: i64 = dims.iter().product();
+        let count = weft_ir::size::product(dims).map_or(i64::MAX, |n| n.as_i64());
         // The shape the literal spells, and its scalars in row-major order.
         let mut scalars = Vec::new();
         let splat = !matches!(literal, DenseLiteral::List(_));
@@ -376,6 +377,16 @@ impl Parser<'_> {
                 })
                 .collect();
             let strings = if splat {
+                // Strings have no compact splat: a short text may not ask
+                // for more of them than it could spell out.
+                if count > MAX_STRING_SPLAT {
+                    return Err(self.c.error_at(
+                        start,
+                        format!(
+                            "a string splat of {count} elements is too large (at most {MAX_STRING_SPLAT})"
+                        ),
+                    ));
+                }
                 vec![strings[0].clone(); count as usize]
             } else {
                 strings
@@ -388,17 +399,20 @@ impl Parser<'_> {
                 "dense literals of this element type are not supported",
             ));
         };
-        let mut array = ArrayLiteral::zeros(storage, dims);
-        let written = if splat { 1 } else { count as usize };
-        for (i, scalar) in scalars.iter().enumerate().take(written) {
-            self.store_scalar(&mut array, i, scalar, element)?;
-        }
+        // A splat of many elements keeps its one element: the type may say
+        // gigabytes that only a consumer needing the bytes should pay for.
         if splat && count > 1 {
-            let size = weft_ir::literal::storage_bytes(storage);
-            let first = array.data[..size].to_vec();
-            for chunk in array.data.chunks_mut(size).skip(1) {
-                chunk.copy_from_slice(&first);
+            let mut one = ArrayLiteral::zeros(storage, &[]);
+            if let Some(scalar) = scalars.first() {
+                self.store_scalar(&mut one, 0, scalar, element)?;
             }
+            return Ok(DenseValues::Splat(one));
+        }
+        // Not a splat: as many elements as the text spelled out.
+        let mut array = ArrayLiteral::try_zeros(storage, dims)
+            .map_err(|e| self.c.error_at(start, e.to_string()))?;
+        for (i, scalar) in scalars.iter().enumerate() {
+            self.store_scalar(&mut array, i, scalar, element)?;
         }
         Ok(DenseValues::Array(array))
     }
@@ -481,21 +495,29 @@ impl Parser<'_> {
         let bytes: Vec<u8> = (0..hex.len() / 2)
             .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
             .collect();
-        let mut array = ArrayLiteral::zeros(storage, dims);
         let size = weft_ir::literal::storage_bytes(storage);
         let width = element_bytes(element);
-        let count = array.len();
+        // The type's size was validated as it was read: the count fits.
+        let count = weft_ir::size::product(dims).map_or(usize::MAX, |n| n.as_usize());
         let splat = bytes.len() == width && count != 1;
-        if !splat && bytes.len() != width * count {
+        if !splat && Some(bytes.len()) != width.checked_mul(count) {
             return Err(self.c.error_at(
                 start,
                 format!(
                     "elements hex data size is invalid for provided type: got {} bytes, expected {}",
                     bytes.len(),
-                    width * count
+                    width as u128 * count as u128
                 ),
             ));
         }
+        // As for a written splat: one element kept, not `count`.
+        let (mut array, count) = if splat && count > 1 {
+            (ArrayLiteral::zeros(storage, &[]), 1)
+        } else {
+            let array = ArrayLiteral::try_zeros(storage, dims)
+                .map_err(|e| self.c.error_at(start, e.to_string()))?;
+            (array, count)
+        };
         for i in 0..count {
             let chunk = if splat {
                 &bytes[..width]
@@ -510,7 +532,11 @@ impl Parser<'_> {
                 array.data[i * size + k] = (raw >> (8 * k)) as u8;
             }
         }
-        Ok(DenseValues::Array(array))
+        Ok(if array.dims != dims {
+            DenseValues::Splat(array)
+        } else {
+            DenseValues::Array(array)
+        })
     }
 
     /// After `array`: `<i64: 1, 2>` or `<i64>`.
@@ -587,6 +613,9 @@ fn type_text(ty: &Type) -> String {
     print_type(&mut out, ty);
     out
 }
+
+/// The most elements a string splat expands to.
+const MAX_STRING_SPLAT: i64 = 1 << 20;
 
 fn empty_values(element: &ElementKind) -> DenseValues {
     DenseValues::Array(ArrayLiteral::zeros(
@@ -830,6 +859,7 @@ pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
                 });
             }
         }
+        DenseValues::Splat(one) => print_element(out, one, 0, &tensor.element),
         DenseValues::Array(array) => {
             let count = array.len();
             if count > 0 {

@@ -10,7 +10,11 @@
 use weft_ir::literal::ArrayLiteral;
 
 use crate::ir::Attribute;
-use crate::ir::attribute::DenseValues;
+use crate::ir::attribute::NotNumbers;
+
+/// The most bytes an argument written as a splat expands to: an argument is
+/// a test's input, and a short `--args` text must not ask for gigabytes.
+const MAX_ARGUMENT_BYTES: u64 = 1 << 30;
 
 /// The form the driver's messages show.
 const FORM: &str = "i.e. --args=[dense<1> : tensor<2xi32>, ...]";
@@ -25,14 +29,15 @@ pub fn parse_arguments(text: &str) -> Result<Vec<ArrayLiteral>, String> {
         .into_iter()
         .enumerate()
         .map(|(index, item)| match item {
-            Attribute::DenseElements(dense) => match dense.values {
-                DenseValues::Array(array) if dense.ty.static_dims().is_some() => Ok(array),
-                DenseValues::Array(_) => Err(format!(
+            Attribute::DenseElements(dense) => match dense.numbers(MAX_ARGUMENT_BYTES) {
+                Ok(array) if dense.ty.static_dims().is_some() => Ok(array.into_owned()),
+                Ok(_) | Err(NotNumbers::NotStatic) => Err(format!(
                     "argument {index} has a dynamically shaped type; arguments need static shapes"
                 )),
-                DenseValues::Strings(_) => Err(format!(
+                Err(NotNumbers::Strings) => Err(format!(
                     "argument {index} holds strings; arguments are numbers or booleans"
                 )),
+                Err(too_large) => Err(format!("argument {index}: {too_large}")),
             },
             _ => Err(format!(
                 "expected dense elements attribute for args elements, {FORM} (argument {index} is not one)"

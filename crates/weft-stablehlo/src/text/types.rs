@@ -103,6 +103,7 @@ impl Parser<'_> {
     fn parse_tensor_body(&mut self) -> PResult<TensorType> {
         self.c.expect(b'<', "'<' after 'tensor'")?;
         self.c.skip_trivia();
+        let dims_start = self.c.pos;
         let bytes = self.c.src.as_bytes();
         let mut dims = Some(Vec::new());
         loop {
@@ -135,6 +136,9 @@ impl Parser<'_> {
             self.c.pos += 1;
         }
         let element = self.parse_element_kind()?;
+        if let Some(dims) = &dims {
+            self.validate_size(dims, &element, dims_start)?;
+        }
         let encoding = if self.c.eat(b',') {
             Some(Box::new(self.parse_attribute()?))
         } else {
@@ -146,6 +150,32 @@ impl Parser<'_> {
             element,
             encoding,
         })
+    }
+
+    /// XLA's `ValidateShape` on a tensor type: the size in bytes of its
+    /// static dimensions fits in int64. Every size computed from the type
+    /// later (a dense literal's, a lowered shape's) relies on it.
+    fn validate_size(&self, dims: &[Dim], element: &ElementKind, at: usize) -> PResult<()> {
+        let sized: Vec<i64> = dims
+            .iter()
+            .filter_map(|d| match d {
+                Dim::Static(n) => Some(*n),
+                Dim::Dynamic => None,
+            })
+            .collect();
+        // Elements without an HLO type (strings, `index`) count at a byte
+        // each: their count must fit all the same.
+        let elem = element.hlo().unwrap_or(weft_ir::ElementType::U8);
+        match weft_ir::size::validate(elem, &sized) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(Box::new(
+                weft_ir::Diagnostic::error(
+                    weft_ir::Span::new(at, self.c.pos),
+                    "tensor type is too large: its size in bytes overflows int64",
+                )
+                .with_hint("an array's size in bytes must fit in int64, as in XLA"),
+            )),
+        }
     }
 
     /// An element type: `i32`, `ui8`, `f32`, `bf16`, `index`, `complex<f32>`,

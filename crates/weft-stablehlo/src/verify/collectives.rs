@@ -2,7 +2,10 @@
 //! (`verifyReplicaGroups`, the per-op dimension checks): for the synchronous
 //! collectives and for their explicit `*_start` forms alike.
 
-use crate::ir::attribute::DenseValues;
+use crate::ir::attribute::NotNumbers;
+
+/// The most bytes a splat of replica groups expands to.
+const MAX_GROUP_BYTES: u64 = 8 * weft_ir::attrs::MAX_EXPANDED_DEVICES;
 use crate::ir::{Attribute, Body, Op, Type};
 use crate::ops::OpKind;
 use crate::verify::Checker;
@@ -61,14 +64,22 @@ fn dense_rows(attribute: &Attribute) -> Result<Vec<Vec<i64>>, String> {
     let Some(dims) = dense.ty.as_tensor().and_then(|t| t.static_dims()) else {
         return Err("must have a static shape".to_string());
     };
-    let DenseValues::Array(array) = &dense.values else {
-        return Err("must hold integers".to_string());
+    // Replica groups name devices: a splat of more than a few million of
+    // them is no list of devices, and is not expanded.
+    let array = match dense.numbers(MAX_GROUP_BYTES) {
+        Ok(array) => array,
+        Err(NotNumbers::Strings) => return Err("must hold integers".to_string()),
+        Err(other) => return Err(other.to_string()),
     };
     if dims.len() != 2 {
         return Err(format!(
             "should be a rank 2 tensor, but has rank {}",
             dims.len()
         ));
+    }
+    // Empty groups take no bytes: their number is bounded on its own.
+    if dims[0] as u64 > weft_ir::attrs::MAX_EXPANDED_DEVICES {
+        return Err(format!("names {} groups, too many to expand", dims[0]));
     }
     let width = dims[1] as usize;
     Ok((0..dims[0] as usize)

@@ -69,8 +69,8 @@ impl Parser<'_> {
             Tok::LSquare => {
                 let span = self.span();
                 let iota = self.iota_assignment()?;
-                let groups: i64 = iota.dims.iter().product();
-                let devices: i64 = iota.reshape.iter().product();
+                let product = |list: &[i64]| crate::size::product(list).map_or(0, |n| n.get());
+                let (groups, devices) = (product(&iota.dims), product(&iota.reshape));
                 if groups != devices {
                     return Err(self.error_at(
                         span,
@@ -103,6 +103,14 @@ impl Parser<'_> {
         };
         if reshape.iter().any(|&d| d <= 0) {
             return Err(self.error_at(reshape_span, "iota reshape dimensions must be positive"));
+        }
+        // The list is expanded (and canonicalized by multiplying dimensions)
+        // later: its sizes must not wrap.
+        if crate::size::product(&dims).is_none() || crate::size::product(&reshape).is_none() {
+            return Err(self.error_at(
+                reshape_span,
+                "the iota list names more devices than fit in int64",
+            ));
         }
         Ok(IotaReplicaGroups::new(dims, reshape, perm))
     }
@@ -497,7 +505,7 @@ mod tests {
         ] {
             let g = parse_groups(text).unwrap_or_else(|d| panic!("{}", d.render("t", text)));
             assert_eq!(printed(&g), out, "{text}");
-            assert_eq!(g.groups(), groups, "{text}");
+            assert_eq!(g.groups(), Ok(groups), "{text}");
             assert_eq!(printed(&parse_groups(out).unwrap()), out);
         }
     }

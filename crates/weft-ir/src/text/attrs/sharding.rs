@@ -169,8 +169,9 @@ impl Parser<'_> {
         if let (ShardingKind::Tiled(TileAssignment::Explicit { dims, devices }), Some(span)) =
             (&kind, device_count_span)
         {
-            let size: i64 = dims.iter().product();
-            if size != devices.len() as i64 {
+            let size = crate::size::product(dims);
+            if size.map(|n| n.get()) != Some(devices.len() as u64) {
+                let size = size.map_or_else(|| "past int64".to_string(), |n| n.to_string());
                 return Err(self.error_at(
                     span,
                     format!(
@@ -183,8 +184,8 @@ impl Parser<'_> {
         if let (ShardingKind::Tiled(TileAssignment::Iota(iota)), Some(span)) =
             (&kind, device_count_span)
         {
-            let dims: i64 = iota.dims.iter().product();
-            let reshape: i64 = iota.reshape.iter().product();
+            let product = |list: &[i64]| crate::size::product(list).map_or(0, |n| n.get());
+            let (dims, reshape) = (product(&iota.dims), product(&iota.reshape));
             if dims != reshape {
                 return Err(self.error_at(
                     span,

@@ -142,7 +142,19 @@ fn check_replica_groups(
     uniform: bool,
 ) -> Option<Vec<Vec<i64>>> {
     const ATTRIBUTE: &str = "replica_groups";
-    let groups = attrs.replica_groups.groups();
+    let groups = match attrs.replica_groups.groups() {
+        Ok(groups) => groups,
+        Err(error) => {
+            cx.report(
+                Rule::Collective,
+                instr,
+                format!("Invalid replica groups: {error}"),
+            )
+            .with_hint("compare replica_count and num_partitions on the HloModule line")
+            .at_attribute(ATTRIBUTE);
+            return None;
+        }
+    };
     if groups.is_empty() {
         if mode == GroupMode::FlattenedId {
             cx.report(

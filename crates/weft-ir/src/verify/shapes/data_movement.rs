@@ -381,9 +381,7 @@ fn slice_size(range: &SliceRange, size: i64) -> Result<i64, String> {
     if stride <= 0 {
         return Err(format!("Stride ({stride}) must be positive."));
     }
-    // 0 <= start <= limit, so the difference cannot overflow.
-    let span = limit - start;
-    Ok(span / stride + i64::from(span % stride != 0))
+    Ok(crate::size::slice_count(start, limit, stride).expect("a positive stride"))
 }
 
 fn check_slice(cx: &mut Checker, instr: Instr) {

@@ -16,13 +16,25 @@ mod gather_scatter;
 mod misc;
 mod reduce;
 
+use crate::module::Instr;
 use crate::opcode::Opcode;
+use crate::shape::{Shape, ShapeData};
+use crate::verify::Rule;
 use crate::verify::checker::Checker;
 
-/// Runs the shape rule of every live instruction.
+/// Runs the shape rule of every live instruction. An instruction whose
+/// shape, or an operand's, has no valid size (rule `shape.size`) gets no
+/// opcode rule: those compute with sizes, and a size that wraps would only
+/// produce a second, misleading error.
 pub(super) fn check(cx: &mut Checker) {
+    let invalid = check_sizes(cx);
     for comp in cx.computations() {
         for &instr in cx.body(comp) {
+            if invalid.contains(&instr)
+                || cx.data(instr).operands.iter().any(|o| invalid.contains(o))
+            {
+                continue;
+            }
             use Opcode as O;
             let opcode = cx.data(instr).opcode;
             match opcode {
@@ -158,5 +170,59 @@ pub(super) fn check(cx: &mut Checker) {
                 O::AsyncStart | O::AsyncUpdate | O::AsyncDone => {}
             }
         }
+    }
+}
+
+/// XLA's `ValidateShape` on every array in every instruction's shape;
+/// returns the instructions whose shape failed it.
+fn check_sizes(cx: &mut Checker) -> rustc_hash::FxHashSet<Instr> {
+    let mut invalid = rustc_hash::FxHashSet::default();
+    for comp in cx.computations() {
+        for &instr in cx.body(comp) {
+            if let Some(error) = first_size_error(cx, cx.shape_of(instr)) {
+                cx.report(Rule::ShapeSize, instr, error.to_string())
+                    .with_hint("an array's size in bytes must fit in int64, as in XLA");
+                invalid.insert(instr);
+            }
+        }
+    }
+    invalid
+}
+
+/// The first array in `shape` (depth first) whose size is invalid.
+fn first_size_error(cx: &Checker, shape: Shape) -> Option<crate::size::SizeError> {
+    match cx.shape(shape) {
+        ShapeData::Array(array) => array.validate().err(),
+        ShapeData::Tuple(elements) => elements.iter().find_map(|&e| first_size_error(cx, e)),
+        ShapeData::Buffer(inner) => first_size_error(cx, *inner),
+        ShapeData::Token | ShapeData::Opaque => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ElementType;
+    use crate::verify::{Rule, verify};
+
+    /// The parsers reject such shapes; a module built otherwise (a lowered
+    /// program, a pass) meets the same rule here, and no opcode rule then
+    /// computes with the wrapped size.
+    #[test]
+    fn a_shape_whose_size_overflows_is_an_error_of_its_own() {
+        let text = "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  b = f32[2,2] broadcast(c), dimensions={}\n  ROOT r = f32[] copy(c)\n}\n";
+        let mut module = crate::text::parse(text).unwrap();
+        let entry = module.entry.unwrap();
+        let b = module.instr_by_name(entry, "b").unwrap();
+        module.instrs[b].shape = module
+            .shapes
+            .array_with_default_layout(ElementType::F32, &[1 << 32, 1 << 32]);
+        let errors = verify(&module).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].rule, Rule::ShapeSize);
+        assert!(
+            errors[0].message.contains("overflows int64"),
+            "{}",
+            errors[0].message
+        );
     }
 }

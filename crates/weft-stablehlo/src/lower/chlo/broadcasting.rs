@@ -115,7 +115,7 @@ impl Lowering<'_> {
         let element = self.element_of_shape(shape);
         let name = self.name_for(op, "constant_like");
         let literal = match self.body.attribute(op, "value") {
-            Some(Attribute::DenseElements(dense)) => dense_literal(dense),
+            Some(Attribute::DenseElements(dense)) => dense_literal(dense).ok(),
             Some(Attribute::Float { value, .. }) => {
                 let mut array = weft_ir::literal::ArrayLiteral::zeros(element, &[]);
                 array.set_float(0, *value);

@@ -759,9 +759,8 @@ fn window_field_text(index: usize, attribute: &Attribute) -> Option<String> {
         (1, Attribute::DenseElements(dense)) => {
             let tensor = dense.ty.as_tensor()?;
             let dims = tensor.static_dims()?;
-            let DenseValues::Array(array) = &dense.values else {
-                return None;
-            };
+            // A splat padding (`dense<1> : tensor<2x2xi64>`) prints as rows too.
+            let array = dense.numbers(1 << 20).ok()?;
             if dims.len() != 2
                 || dims[1] != 2
                 || !matches!(tensor.element, ElementKind::Integer { .. })
