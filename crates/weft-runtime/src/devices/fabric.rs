@@ -525,6 +525,15 @@ impl Fabric {
             .map_or(true, |state| state.aborted.is_some())
     }
 
+    /// Stops the run here and on every other rank: a device here failed
+    /// with `reason`.
+    pub(crate) fn abort_everywhere(&self, reason: String) {
+        if let Some(remote) = &self.remote {
+            remote.abort(&reason);
+        }
+        self.abort(reason);
+    }
+
     /// Stops every rendezvous: a device failed with `reason`.
     pub fn abort(&self, reason: String) {
         self.progress.freeze();

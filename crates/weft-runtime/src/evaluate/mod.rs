@@ -16,7 +16,9 @@
 //!
 //! Errors are [`RunError`]s naming the instruction and its computation;
 //! nothing here panics on a module the verifier accepts, and the recursion
-//! depth of nested calls is bounded.
+//! depth of nested calls is bounded. Should it panic all the same (a bug),
+//! the panic is caught and becomes an error at the instruction being
+//! evaluated (`panics`).
 
 mod checks;
 mod complex;
@@ -34,6 +36,7 @@ mod instruction;
 mod linear_algebra;
 mod map;
 mod native_comparison;
+pub(crate) mod panics;
 mod ragged_dot;
 mod random_bits;
 mod reduce;
@@ -168,7 +171,7 @@ pub fn run_with(
         instr: None,
         message: "the module has no entry computation".into(),
     })?;
-    run_entry(module, entry, arguments, limits, None)
+    panics::catch(module, || run_entry(module, entry, arguments, limits, None))
 }
 
 /// [`run_with`] of computation `entry` as one device of a grid.
@@ -389,6 +392,7 @@ impl<'m> Evaluator<'m> {
             environment.insert(param, argument);
         }
         self.depth += 1;
+        let caller = panics::running();
         let result = (|| {
             for &instr in order.iter() {
                 if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
@@ -402,6 +406,7 @@ impl<'m> Evaluator<'m> {
                     return Err(self.deadline_error(instr));
                 }
                 let started = self.now();
+                panics::set_running(Some(instr));
                 let value = self.instruction(instr, &environment)?;
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
@@ -410,6 +415,7 @@ impl<'m> Evaluator<'m> {
                 .remove(&root)
                 .ok_or_else(|| self.error(root, "the root was never computed"))
         })();
+        panics::set_running(caller);
         self.depth -= 1;
         result
     }
@@ -515,15 +521,19 @@ impl<'m> Evaluator<'m> {
         Ok(())
     }
 
+    /// `computation/%instruction`, as errors and reports name `instr`.
+    pub(crate) fn place(&self, instr: Instr) -> String {
+        format!(
+            "{}/%{}",
+            self.module.comp(self.module.parent(instr)).name,
+            self.module.instr(instr).name
+        )
+    }
+
     /// An error at `instr`.
     pub(crate) fn error(&self, instr: Instr, message: impl Into<String>) -> RunError {
-        let data = self.module.instr(instr);
         RunError {
-            instruction: Some(format!(
-                "{}/%{}",
-                self.module.comp(self.module.parent(instr)).name,
-                data.name
-            )),
+            instruction: Some(self.place(instr)),
             instr: Some(instr),
             message: message.into(),
         }
