@@ -195,7 +195,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let cluster = match crate::ranks::join() {
         Ok(cluster) => cluster,
         Err(message) => {
-            eprintln!("{message}");
+            tell!("{message}");
             return ExitCode::FAILURE;
         }
     };
@@ -214,9 +214,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
             // themselves, in case theirs is the only one.
             if message != REPORTED_BY_RANK_ZERO {
                 if rank == 0 {
-                    eprintln!("{message}");
+                    tell!("{message}");
                 } else {
-                    eprintln!("rank {rank}: {message}");
+                    tell!("rank {rank}: {message}");
                 }
             }
             ExitCode::FAILURE
@@ -300,16 +300,15 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     }
     if repeat > 1 {
         times.sort_by(f64::total_cmp);
-        eprintln!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
+        tell!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
     }
     let evaluation = evaluation.expect("at least one run");
     let mut outputs = Vec::new();
     flatten(evaluation.result, &mut outputs);
     // The files first: a reader that closes standard output early must not
-    // cost them.
-    if let Some(dir) = &args.out
-        && evaluation.check_failures.is_empty()
-    {
+    // cost them. Failed checks fail the run after the outputs are written,
+    // as on a grid: they are what to look at.
+    if let Some(dir) = &args.out {
         let forms: Vec<OutputForm> = outputs
             .iter()
             .map(|output| match output {
@@ -326,7 +325,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         say!("outfeed: {}", summary(value));
     }
     for failure in &evaluation.check_failures {
-        eprintln!("check failed: {failure}");
+        tell!("check failed: {failure}");
     }
     for (index, output) in outputs.iter().enumerate() {
         say!("out{index}: {}", summary(output));
@@ -454,6 +453,15 @@ fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Gri
     if grid.is_empty() {
         return Err("error: a grid needs at least one device".into());
     }
+    let devices = grid.replicas.checked_mul(grid.partitions);
+    if devices.is_none_or(|n| n as u64 > crate::flags::MOST_DEVICES) {
+        return Err(format!(
+            "error: {} replica(s) × {} partition(s) is more devices than weft runs in one process ({}, each two threads); give --devices, or --replicas and --partitions",
+            grid.replicas,
+            grid.partitions,
+            crate::flags::MOST_DEVICES
+        ));
+    }
     Ok(grid)
 }
 
@@ -547,7 +555,7 @@ fn execute_grid(
     };
     if args.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
         for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
-            eprintln!("warning: {warning}");
+            tell!("warning: {warning}");
         }
     }
     let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
@@ -610,6 +618,7 @@ fn execute_grid(
     let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
     // Requested files first: whatever happens to standard output, they are
     // written before anything is printed.
+    let mut trace_failure = None;
     if let Some(path) = &args.trace {
         let trace = weft_runtime::devices::trace::chrome_trace(
             module,
@@ -618,8 +627,11 @@ fn execute_grid(
                 hide_trivial: args.trace_hide_trivial,
             },
         );
-        std::fs::write(path, trace)
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        // A trace that cannot be written (a full disk) still leaves the
+        // outputs to be written, then fails the run.
+        trace_failure = std::fs::write(path, trace)
+            .err()
+            .map(|e| format!("error: cannot write {}: {e}", path.display()));
     }
     let mut outputs: Vec<Vec<Value>> = Vec::new();
     for evaluation in &evaluations {
@@ -649,6 +661,9 @@ fn execute_grid(
     }
     if let Some(dir) = &args.out {
         write_forms(dir, &forms)?;
+    }
+    if let Some(failure) = trace_failure {
+        return Err(failure);
     }
     let output_lines: Vec<String> = forms
         .iter()
@@ -684,7 +699,7 @@ fn execute_grid(
     let mut failures = 0;
     for evaluation in &evaluations {
         for failure in &evaluation.check_failures {
-            eprintln!("check failed: {failure}");
+            tell!("check failed: {failure}");
             failures += 1;
         }
     }
