@@ -294,7 +294,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         let limits = limits(args);
         evaluation = Some(
             weft_runtime::run_with(&module, arguments.clone(), limits)
-                .map_err(|e| located(&e, &source, map.as_ref()))?,
+                .map_err(|e| located(&e, &module, &source, map.as_ref()))?,
         );
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
@@ -586,7 +586,7 @@ fn execute_grid(
                 options.clone(),
                 &watch,
             )
-            .map_err(|e| located(&e, source, map))?,
+            .map_err(|e| located(&e, module, source, map))?,
             // Every rank runs its block; rank 0 gets every device's
             // evaluation and reports, the others print nothing.
             Some(cluster) => match weft_runtime::devices::run_grid_on_ranks_watched(
@@ -600,7 +600,7 @@ fn execute_grid(
                 Ok(Some(evaluations)) => evaluations,
                 Ok(None) => continue,
                 Err(_) if cluster.rank() != 0 => return Err(REPORTED_BY_RANK_ZERO.into()),
-                Err(error) => return Err(located(&error, source, map)),
+                Err(error) => return Err(located(&error, module, source, map)),
             },
         };
         let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
@@ -793,17 +793,67 @@ fn load(
 }
 
 /// A run-time error, pointing at the instruction's line when the program is
-/// HLO text (a lowered StableHLO program has no HLO text to point into).
+/// HLO text (a lowered StableHLO program has no HLO text to point into);
+/// every other instruction the message names gets its line too.
 fn located(
     error: &weft_runtime::RunError,
+    module: &Module,
     source: &input::Source,
     map: Option<&weft_ir::text::SourceMap>,
 ) -> String {
+    let message = match map {
+        Some(map) => with_lines(&error.message, module, source, map),
+        None => error.message.clone(),
+    };
     match (error.instr.and_then(|i| map?.instr(i)), &error.instruction) {
-        (Some(span), Some(at)) => {
-            weft_ir::Diagnostic::error(span, format!("{at}: {}", error.message))
-                .render(&source.name, &source.text)
-        }
-        _ => format!("error: {error}"),
+        (Some(span), Some(at)) => weft_ir::Diagnostic::error(span, format!("{at}: {message}"))
+            .render(&source.name, &source.text),
+        (_, Some(at)) => format!("error: {at}: {message}"),
+        (_, None) => format!("error: {message}"),
     }
+}
+
+/// `message` with the line of each instruction it names as
+/// `computation/%instruction`: `main/%sum (line 12)`, or `main/%sum (line
+/// 12, channel 1)` where words in parentheses follow the name.
+fn with_lines(
+    message: &str,
+    module: &Module,
+    source: &input::Source,
+    map: &weft_ir::text::SourceMap,
+) -> String {
+    let is_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    let line_of = |comp: &str, name: &str| {
+        let instr = module.instr_by_name(module.comp_by_name(comp)?, name)?;
+        let span = map.instr(instr)?;
+        Some(weft_ir::diagnostic::line_col(&source.text, span.start as usize).line)
+    };
+    let mut out = String::with_capacity(message.len() + 64);
+    let mut rest = message;
+    while let Some(at) = rest.find("/%") {
+        let comp_start = rest[..at].rfind(|c: char| !is_name(c)).map_or(0, |p| p + 1);
+        let name_len = rest[at + 2..]
+            .find(|c: char| !is_name(c))
+            .unwrap_or(rest.len() - at - 2);
+        // A sentence may end right after a name: `… at main/%x.`
+        let mut name = &rest[at + 2..at + 2 + name_len];
+        let mut line = line_of(&rest[comp_start..at], name);
+        while line.is_none() && name.ends_with('.') {
+            name = &name[..name.len() - 1];
+            line = line_of(&rest[comp_start..at], name);
+        }
+        let mut end = at + 2 + name.len();
+        out.push_str(&rest[..end]);
+        if let Some(line) = line {
+            if rest[end..].starts_with(" (") {
+                out.push_str(&format!(" (line {line}, "));
+                end += 2;
+            } else {
+                out.push_str(&format!(" (line {line})"));
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }

@@ -553,7 +553,7 @@ fn run_devices(
                     // The compute thread's end closes the stream's queue;
                     // the stream's timeline joins the device's.
                     let stream = stream_handle.join().ok().flatten();
-                    tracker.finish(index, outcome.is_err());
+                    fabric.finish(index, outcome.is_err());
                     outcome.map(|mut evaluation| {
                         let compute_end = evaluation.timeline.finished;
                         if let Some(stream) = stream {

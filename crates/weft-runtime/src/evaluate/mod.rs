@@ -280,6 +280,10 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) device: Option<crate::devices::DeviceContext>,
     /// How many times each collective has run on this device.
     pub(crate) occurrences: FxHashMap<Instr, u64>,
+    /// How many collective instances of each channel and group (flattened
+    /// ids) this evaluator's thread has run, which is how devices match
+    /// them ([`crate::devices::fabric::Key`]).
+    pub(crate) instances: FxHashMap<(Option<i64>, Vec<usize>), u64>,
     /// Events and time accounts, on a device of a grid.
     pub(crate) timeline: Option<crate::devices::timeline::DeviceTimeline>,
     /// The asynchronous operations handed to this device's stream whose
@@ -324,6 +328,7 @@ impl<'m> Evaluator<'m> {
                 .map(|d| crate::devices::clock::Clock::new(d.timing.clone(), d.origin)),
             device,
             occurrences: FxHashMap::default(),
+            instances: FxHashMap::default(),
             unfinished_starts: FxHashMap::default(),
             async_spans_started: 0,
             deadline_at: limits
