@@ -44,6 +44,7 @@ mod reduce_precision;
 mod run_parallel;
 mod scan;
 mod sort;
+mod stl_sort;
 mod structured;
 #[cfg(test)]
 mod test_support;
