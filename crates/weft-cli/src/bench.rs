@@ -91,7 +91,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         let source = match input::read(Some(path)) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {e}");
+                tell!("error: {e}");
                 return ExitCode::FAILURE;
             }
         };
@@ -107,7 +107,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             match weft_ir::text::parse_with_threads(&source.text, threads) {
                 Ok(m) => module = Some(m),
                 Err(d) => {
-                    eprint!("{}", d.render(&source.name, &source.text));
+                    tell_text!("{}", d.render(&source.name, &source.text));
                     return ExitCode::FAILURE;
                 }
             }
@@ -122,7 +122,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             let mut sink = CountingSink(0);
             let start = Instant::now();
             if let Err(e) = weft_ir::text::write_module(&module, &options, &mut sink) {
-                eprintln!("error: {e}");
+                tell!("error: {e}");
                 return ExitCode::FAILURE;
             }
             print_ms.push(start.elapsed().as_secs_f64() * 1e3);

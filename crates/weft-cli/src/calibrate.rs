@@ -48,7 +48,7 @@ pub fn run(args: &CalibrateArgs) -> ExitCode {
     match calibrate(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            tell!("error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -66,7 +66,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     let bench = Bench {
         repeat: args.repeat as usize,
     };
-    eprintln!("calibrating: timing weft's kernels on one core (a few seconds)");
+    tell!("calibrating: timing weft's kernels on one core (a few seconds)");
     weft_runtime::set_kernel_threads(1);
     let launch = bench.launch_overhead()?;
     let memory = bench.memory_bandwidth(launch)?;
@@ -111,7 +111,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     }
     std::fs::write(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     say!("{text}");
-    eprintln!(
+    tell!(
         "wrote {}; `weft run` uses it for virtual timing{}",
         path.display(),
         if args.output.is_some() {

@@ -53,7 +53,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             Err(e) => {
                 all_clean = false;
                 match args.format {
-                    Format::Human => eprintln!("error: {e}"),
+                    Format::Human => tell!("error: {e}"),
                     Format::Json => say!(
                         "{}",
                         json!({"file": path.display().to_string(), "rule": "io", "message": e})
@@ -74,17 +74,19 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         all_clean &= errors.is_empty();
         for error in &errors {
             match args.format {
-                Format::Human => eprint!("{}", error.diagnostic.render(&source.name, &source.text)),
+                Format::Human => {
+                    tell_text!("{}", error.diagnostic.render(&source.name, &source.text))
+                }
                 Format::Json => say!("{}", json_error(&source.name, &source.text, error)),
             }
         }
         match args.format {
             Format::Human => {
                 if errors.is_empty() {
-                    eprintln!("{}: ok ({count} {unit})", source.name);
+                    tell!("{}: ok ({count} {unit})", source.name);
                 } else {
                     let plural = if errors.len() == 1 { "" } else { "s" };
-                    eprintln!("{}: {} error{plural}", source.name, errors.len());
+                    tell!("{}: {} error{plural}", source.name, errors.len());
                 }
             }
             Format::Json => {

@@ -54,7 +54,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
     let source = match input::read(args.file.as_deref()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            tell!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -69,12 +69,12 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             Err(code) => return code,
         },
         (InputFormat::Mlir, Target::Stablehlo) | (InputFormat::Hlo, Target::Hlo) => {
-            eprintln!("error: the input is already in that format (use `weft fmt` to reprint it)");
+            tell!("error: the input is already in that format (use `weft fmt` to reprint it)");
             return ExitCode::FAILURE;
         }
     };
     if let Err(e) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes())) {
-        eprintln!("error: {e}");
+        tell!("error: {e}");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
@@ -83,9 +83,9 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
 fn to_hlo(args: &ConvertArgs, source: &input::Source) -> Result<String, ExitCode> {
     use weft_stablehlo::load;
     let report = |error: load::LoadError| {
-        eprint!("{}", error.render(&source.name, &source.text));
+        tell_text!("{}", error.render(&source.name, &source.text));
         if matches!(error.stage, load::Stage::Verify | load::Stage::HloVerify) {
-            eprintln!(
+            tell!(
                 "error: {} verifier error(s); nothing converted",
                 error.diagnostics.len()
             );
@@ -118,11 +118,11 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
     // what the export makes of an invalid module is no one's answer.
     let loaded = weft_ir::load::load(&source.text, &weft_ir::verify::VerifyOptions::default())
         .map_err(|error| {
-            eprint!("{}", error.render(&source.name, &source.text));
+            tell_text!("{}", error.render(&source.name, &source.text));
             if error.stage == weft_ir::load::Stage::Verify {
                 let count = error.diagnostics.len();
                 let plural = if count == 1 { "" } else { "s" };
-                eprintln!(
+                tell!(
                     "error: {}: the module does not verify ({count} error{plural}); nothing converted",
                     source.name
                 );
@@ -131,11 +131,11 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
         })?;
     let module = loaded.module;
     let exported = weft_stablehlo::export::export(&module).map_err(|message| {
-        eprintln!("error: {}: cannot export {message}", source.name);
+        tell!("error: {}: cannot export {message}", source.name);
         ExitCode::FAILURE
     })?;
     for warning in &exported.warnings {
-        eprintln!("warning: {}: {warning}", source.name);
+        tell!("warning: {}: {warning}", source.name);
     }
     let mut body = exported.body;
     if let Some(style) = args.async_style {
@@ -144,7 +144,7 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
             crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
         };
         for kept in weft_stablehlo::async_style::set_async_style(&mut body, style) {
-            eprintln!(
+            tell!(
                 "warning: {}: '{}' kept in region form: {}",
                 source.name,
                 body.ops[kept.op].name.as_str(),
@@ -161,8 +161,8 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
         // Verify what a reader will see: the printed text, parsed back. The
         // input verified, so text the parser refuses is weft's own doing.
         let reparsed = weft_stablehlo::text::parse(&text).map_err(|d| {
-            eprint!("{}", d.render("<exported>", &text));
-            eprintln!("note: this is a bug in weft's export; --no-verify writes the file anyway");
+            tell_text!("{}", d.render("<exported>", &text));
+            tell!("note: this is a bug in weft's export; --no-verify writes the file anyway");
             ExitCode::FAILURE
         })?;
         // StableHLO's rules are stricter than XLA's in places (XLA lets an
@@ -196,12 +196,12 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
                             at_instruction =
                                 at_instruction.with_hint(format!("in the StableHLO: {hint}"));
                         }
-                        eprint!("{}", at_instruction.render(&source.name, &source.text));
+                        tell_text!("{}", at_instruction.render(&source.name, &source.text));
                     }
-                    None => eprint!("{}", diagnostic.render("<exported>", &text)),
+                    None => tell_text!("{}", diagnostic.render("<exported>", &text)),
                 }
             }
-            eprintln!(
+            tell!(
                 "error: {}: the module passes the HLO verifier, but its StableHLO form breaks the rules above; --no-verify writes it anyway",
                 source.name
             );

@@ -148,7 +148,7 @@ pub fn repeat(text: &str) -> Result<usize, String> {
 }
 
 /// The most devices a grid may have: each is two threads of this process.
-const MOST_DEVICES: u64 = 4096;
+pub const MOST_DEVICES: u64 = 4096;
 
 /// `--devices`, `--replicas`, `--partitions`: from 1 to [`MOST_DEVICES`].
 pub fn device_count(text: &str) -> Result<usize, String> {

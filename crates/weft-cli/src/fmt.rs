@@ -104,7 +104,7 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     let source = match input::read(args.file.as_deref()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            tell!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -113,7 +113,7 @@ pub fn run(args: &FmtArgs) -> ExitCode {
         return run_mlir(args, &source, read);
     }
     if args.generic || args.strip_locations || args.async_style.is_some() {
-        eprintln!(
+        tell!(
             "error: --generic, --strip-locations and --async-style apply to StableHLO (.mlir) input"
         );
         return ExitCode::FAILURE;
@@ -123,7 +123,7 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     {
         Ok(m) => m,
         Err(diagnostic) => {
-            eprint!("{}", diagnostic.render(&source.name, &source.text));
+            tell_text!("{}", diagnostic.render(&source.name, &source.text));
             return ExitCode::FAILURE;
         }
     };
@@ -143,30 +143,30 @@ pub fn run(args: &FmtArgs) -> ExitCode {
     if let Err(e) = input::write_with(args.output.as_deref(), |w| {
         weft_ir::text::write_module(&module, &options, w)
     }) {
-        eprintln!("error: {e}");
+        tell!("error: {e}");
         return ExitCode::FAILURE;
     }
     // Exiting frees everything at once; tearing a large module down piece by
     // piece first would only cost time.
     std::mem::forget(module);
     if args.timings {
-        eprintln!("read: {read:.1} ms");
-        eprintln!("parse: {parse:.1} ms");
-        eprintln!("print: {:.1} ms", millis(start));
+        tell!("read: {read:.1} ms");
+        tell!("parse: {parse:.1} ms");
+        tell!("print: {:.1} ms", millis(start));
     }
     ExitCode::SUCCESS
 }
 
 fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
     if args.short || args.no_sugar {
-        eprintln!("error: --short and --no-sugar apply to HLO input; StableHLO has --generic");
+        tell!("error: --short and --no-sugar apply to HLO input; StableHLO has --generic");
         return ExitCode::FAILURE;
     }
     let start = Instant::now();
     let mut body = match weft_stablehlo::text::parse(&source.text) {
         Ok(body) => body,
         Err(diagnostic) => {
-            eprint!("{}", diagnostic.render(&source.name, &source.text));
+            tell_text!("{}", diagnostic.render(&source.name, &source.text));
             return ExitCode::FAILURE;
         }
     };
@@ -183,7 +183,7 @@ fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
                 body.ops[skipped.op].name.as_str(),
                 skipped.reason
             );
-            eprint!(
+            tell_text!(
                 "{}",
                 weft_ir::diagnostic::Diagnostic::warning(span, message)
                     .render(&source.name, &source.text)
@@ -197,13 +197,13 @@ fn run_mlir(args: &FmtArgs, source: &input::Source, read: f64) -> ExitCode {
     };
     let text = weft_stablehlo::text::print(&body, &options);
     if let Err(e) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes())) {
-        eprintln!("error: {e}");
+        tell!("error: {e}");
         return ExitCode::FAILURE;
     }
     if args.timings {
-        eprintln!("read: {read:.1} ms");
-        eprintln!("parse: {parse:.1} ms");
-        eprintln!("print: {:.1} ms", millis(start));
+        tell!("read: {read:.1} ms");
+        tell!("parse: {parse:.1} ms");
+        tell!("print: {:.1} ms", millis(start));
     }
     ExitCode::SUCCESS
 }

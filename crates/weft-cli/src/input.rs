@@ -6,6 +6,10 @@
 //! the files it was asked for — and its exit status still says whether it
 //! succeeded. Any other failure to write standard output (a full disk) is an
 //! error once, and fails the command ([`stdout_failed`]).
+//!
+//! Standard error may be closed or full too (`weft run … 2>&1 | true`):
+//! what goes there is lost then, quietly ([`tell()`]); the command goes on and
+//! its exit status is what it would have been.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -106,7 +110,9 @@ pub fn say(line: std::fmt::Arguments<'_>) {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             STDOUT.store(CLOSED, Ordering::Relaxed);
         } else if STDOUT.swap(FAILED, Ordering::Relaxed) == OPEN {
-            eprintln!("error: cannot write standard output: {error}");
+            tell(format_args!(
+                "error: cannot write standard output: {error}\n"
+            ));
         }
     }
 }
@@ -115,4 +121,11 @@ pub fn say(line: std::fmt::Arguments<'_>) {
 /// reader closing it: the command must not succeed then.
 pub fn stdout_failed() -> bool {
     STDOUT.load(Ordering::Relaxed) == FAILED
+}
+
+/// Writes `text` to standard error (the `tell!` macro adds a line's end).
+/// Unlike `eprint!`, never panics: a closed or failing standard error loses
+/// the text, nothing else.
+pub fn tell(text: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(text);
 }

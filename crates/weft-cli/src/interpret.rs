@@ -40,7 +40,7 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     let source = match input::read(Some(&args.file)) {
         Ok(source) => source,
         Err(e) => {
-            eprintln!("error: {e}");
+            tell!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -55,7 +55,7 @@ pub fn run(args: &InterpretArgs) -> ExitCode {
     let arguments = match argument_text.map(driver::parse_arguments).transpose() {
         Ok(literals) => literals.unwrap_or_default(),
         Err(message) => {
-            eprintln!("error: {origin}: {message}");
+            tell!("error: {origin}: {message}");
             return ExitCode::FAILURE;
         }
     };

@@ -14,6 +14,22 @@ macro_rules! say {
     };
 }
 
+/// `eprintln!` that never panics: a closed or full standard error loses
+/// the line, not the command's exit status (see [`input::tell`]).
+macro_rules! tell {
+    ($($arguments:tt)*) => {
+        $crate::input::tell(format_args!("{}\n", format_args!($($arguments)*)))
+    };
+}
+
+/// `eprint!` that never panics (see [`input::tell`]): for text that ends
+/// its own lines, as a rendered diagnostic does.
+macro_rules! tell_text {
+    ($($arguments:tt)*) => {
+        $crate::input::tell(format_args!($($arguments)*))
+    };
+}
+
 mod bench;
 mod calibrate;
 mod check;

@@ -102,7 +102,7 @@ fn a_failing_run_with_stdout_closed_exits_1() {
         path(&out),
     ]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(stderr(&output).contains("the run stalled"));
+    assert!(stderr(&output).contains("a deadlock: device 0 waits at ahead/%first"));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{Scratch, crossed, unbalanced, unbalanced_for, zero_input};
+use common::{Scratch, crossed, stuck, unbalanced, unbalanced_for, zero_input};
 
 fn weft(scratch: &Scratch, program: &str, flags: &[&str]) -> Output {
     let file = scratch.join("program.hlo");
@@ -154,7 +154,7 @@ fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
 fn a_deadlock_is_reported_a_timeout_after_the_last_move() {
     let scratch = Scratch::new("run_limits", "deadlock");
     let started = Instant::now();
-    let output = weft(&scratch, &crossed(), &["--timeout", "1"]);
+    let output = weft(&scratch, &stuck(), &["--timeout", "1"]);
     let took = started.elapsed();
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
@@ -162,16 +162,38 @@ fn a_deadlock_is_reported_a_timeout_after_the_last_move() {
         took >= Duration::from_secs(1) && took < Duration::from_secs(6),
         "{took:?}"
     );
+    // Headed `the run stalled` or `no message arrived`, as the all-reduce's
+    // or the recv's wait gives up first.
     assert!(
-        text.contains("the run stalled: for 1.0 s every unfinished device has waited"),
+        text.contains(": for 1.0 s every unfinished device has waited"),
         "{text}"
     );
     assert!(
-        text.contains("device 0 (replica 0, partition 0) waits at ahead/%first (instance 0)"),
+        text.contains(
+            "device 0 (replica 0, partition 0) waits at ahead/%first (line 11, channel 1, instance 0)"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("device 1 (replica 1, partition 0) waits at behind/%second.1 (instance 0)"),
+        text.contains(
+            "device 1 (replica 0, partition 1) waits at behind/%recv-done (line 18) for message 1 on channel 5 from device 0 to device 1"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cycle_of_collectives_is_a_deadlock_found_at_once() {
+    let scratch = Scratch::new("run_limits", "cycle");
+    let started = Instant::now();
+    let output = weft(&scratch, &crossed(), &["--timeout", "60"]);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(20), "{text}");
+    assert!(
+        text.contains(
+            "a deadlock: device 0 waits at ahead/%first (line 11, channel 1, instance 0, group {0,1}) for device 1, and device 1 waits at behind/%second.1 (line 17, channel 2, instance 0, group {0,1}) for device 0"
+        ),
         "{text}"
     );
 }
@@ -182,7 +204,7 @@ fn the_deadline_stops_a_deadlock_before_its_timeout() {
     let started = Instant::now();
     let output = weft(
         &scratch,
-        &crossed(),
+        &stuck(),
         &["--deadline", "0.5", "--timeout", "60"],
     );
     let text = stderr(&output);
@@ -194,7 +216,7 @@ fn the_deadline_stops_a_deadlock_before_its_timeout() {
     );
     assert!(text.contains("device 0: waiting at ahead/%first"), "{text}");
     assert!(
-        text.contains("device 1: waiting at behind/%second.1"),
+        text.contains("device 1: waiting at behind/%recv-done"),
         "{text}"
     );
 }
@@ -264,7 +286,7 @@ fn the_deadline_ends_a_modelled_transfer() {
         ),
         (
             "overlap_allreduce.async.hlo",
-            "waiting at step/%all-reduce-done for its async operation",
+            "waiting at step/%all-reduce-done (line 27) for its async operation",
         ),
     ] {
         let started = Instant::now();

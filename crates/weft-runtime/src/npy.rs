@@ -100,10 +100,18 @@ pub fn read(bytes: &[u8], expected: Option<ElementType>) -> Result<Tensor, NpyEr
             weft_ir::size::shape_text(header.elem, &header.dims)
         )));
     }
+    let mut bytes = data[..want].to_vec();
+    if header.elem == ElementType::Pred {
+        // NumPy and XLA read any nonzero byte as true; weft's kernels rely on
+        // 0 and 1.
+        for byte in &mut bytes {
+            *byte = u8::from(*byte != 0);
+        }
+    }
     Ok(Tensor {
         elem: header.elem,
         dims: header.dims,
-        bytes: data[..want].to_vec().into(),
+        bytes: bytes.into(),
     })
 }
 
@@ -127,6 +135,14 @@ pub fn read_header(bytes: &[u8], expected: Option<ElementType>) -> Result<Header
         .get(start..start + header_len)
         .and_then(|h| std::str::from_utf8(h).ok())
         .ok_or_else(|| error("the .npy header is truncated or not text"))?;
+    // NumPy would take the last of two values; which one the writer meant
+    // is anyone's guess.
+    if let Some(key) = ["descr", "fortran_order", "shape"]
+        .into_iter()
+        .find(|key| header.matches(&format!("'{key}'")).count() > 1)
+    {
+        return Err(error(format!("the .npy header gives '{key}' twice")));
+    }
     let descr = dict_value(header, "descr")
         .map(|v| v.trim_matches(['\'', '"']))
         .ok_or_else(|| error("the .npy header has no 'descr'"))?;
@@ -289,6 +305,42 @@ mod tests {
             assert_eq!((file.len() - tensor.bytes.len()) % 64, 0);
             assert_eq!(read(&file, Some(elem)).unwrap(), tensor, "{elem:?}");
         }
+    }
+
+    /// A version-1 file with `header` (padded as NumPy pads it) and `data`.
+    fn file_with(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = header.to_string();
+        while !(10 + header.len() + 1).is_multiple_of(64) {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut file = b"\x93NUMPY\x01\x00".to_vec();
+        file.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        file.extend_from_slice(header.as_bytes());
+        file.extend_from_slice(data);
+        file
+    }
+
+    #[test]
+    fn any_nonzero_pred_byte_reads_as_true() {
+        let file = file_with(
+            "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }",
+            &[0, 1, 2, 255],
+        );
+        let tensor = read(&file, Some(ElementType::Pred)).unwrap();
+        assert_eq!(&tensor.bytes[..], &[0, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_header_that_gives_a_key_twice_is_refused() {
+        let file = file_with(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'shape': (2,), }",
+            &[0; 8],
+        );
+        assert_eq!(
+            read(&file, None).unwrap_err().0,
+            "the .npy header gives 'shape' twice"
+        );
     }
 
     #[test]

@@ -130,7 +130,9 @@ ENTRY %main (x: f32[8], y: s32[3]) -> (f32[8], s32[3], f32[8]) {
 }
 "#;
 
-/// Device 3 runs `%idle`, which never joins the all-reduce: a deadlock.
+/// Device 3 runs `%idle`, which never joins the all-reduce and finishes;
+/// or `%aside`, which waits for device 0 at another all-reduce: a deadlock
+/// that spans the ranks.
 const DEADLOCK: &str = r#"HloModule deadlock, num_partitions=4
 
 %sum (a: f32[], b: f32[]) -> f32[] {
@@ -141,6 +143,11 @@ const DEADLOCK: &str = r#"HloModule deadlock, num_partitions=4
 
 %idle (x: f32[4]) -> f32[4] {
   ROOT %x = f32[4] parameter(0)
+}
+
+%aside (y: f32[4]) -> f32[4] {
+  %y = f32[4] parameter(0)
+  ROOT %paired = f32[4] all-reduce(f32[4] %y), channel_id=2, replica_groups={{0,3},{1},{2}}, use_global_device_ids=true, to_apply=%sum
 }
 
 ENTRY %main (x: f32[4]) -> f32[4] {
@@ -349,11 +356,48 @@ fn a_fault_on_one_rank_ends_the_run_on_every_rank() {
 }
 
 #[test]
-fn a_deadlock_across_ranks_times_out_with_every_device_state() {
+fn a_device_that_finished_fails_its_waiters_at_once() {
     let module = module(DEADLOCK);
     let main = module.entry.expect("an entry");
     let idle = module.comp_by_name("idle").expect("the idle computation");
     let entries = vec![main, main, main, idle];
+    let arguments = arguments(&[(ElementType::F32, &[4])]);
+    let started = Instant::now();
+    let outcomes = run_on_ranks(
+        &module,
+        &entries,
+        &arguments,
+        options(Duration::from_secs(60)),
+        2,
+        1,
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "found long before the timeout"
+    );
+    for (rank, mut runs) in outcomes.into_iter().enumerate() {
+        let error = runs.remove(0).expect_err("every rank fails");
+        // Device 2 shares a rank with device 3, which it sees finish.
+        assert_eq!(
+            error.instruction.as_deref(),
+            Some("device 2: main/%summed"),
+            "rank {rank}: {error}"
+        );
+        assert!(
+            error
+                .message
+                .contains("device 3 finished its program without reaching this collective"),
+            "rank {rank}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_deadlock_across_ranks_times_out_with_every_device_state() {
+    let module = module(DEADLOCK);
+    let main = module.entry.expect("an entry");
+    let aside = module.comp_by_name("aside").expect("the aside computation");
+    let entries = vec![main, main, main, aside];
     let arguments = arguments(&[(ElementType::F32, &[4])]);
     let started = Instant::now();
     let outcomes = run_on_ranks(
@@ -381,7 +425,7 @@ fn a_deadlock_across_ranks_times_out_with_every_device_state() {
         "{report}"
     );
     assert!(
-        report.contains("device 3 (replica 0, partition 3) finished"),
+        report.contains("device 3 (replica 0, partition 3) waits at aside/%paired"),
         "{report}"
     );
     // Rank 1 gets the same verdict.

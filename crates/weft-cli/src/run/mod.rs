@@ -206,7 +206,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let cluster = match crate::ranks::join() {
         Ok(cluster) => cluster,
         Err(message) => {
-            eprintln!("{message}");
+            tell!("{message}");
             return ExitCode::FAILURE;
         }
     };
@@ -225,9 +225,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
             // themselves, in case theirs is the only one.
             if message != REPORTED_BY_RANK_ZERO {
                 if rank == 0 {
-                    eprintln!("{message}");
+                    tell!("{message}");
                 } else {
-                    eprintln!("rank {rank}: {message}");
+                    tell!("rank {rank}: {message}");
                 }
             }
             ExitCode::FAILURE
@@ -310,22 +310,21 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         let limits = limits(args);
         evaluation = Some(
             weft_runtime::run_with(&module, arguments.clone(), limits)
-                .map_err(|e| located(&e, &source, map.as_ref()))?,
+                .map_err(|e| located(&e, &module, &source, map.as_ref()))?,
         );
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     if repeat > 1 {
         times.sort_by(f64::total_cmp);
-        eprintln!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
+        tell!("run: {:.3} ms median of {repeat}", times[repeat / 2]);
     }
     let evaluation = evaluation.expect("at least one run");
     let mut outputs = Vec::new();
     flatten(evaluation.result, &mut outputs);
     // The files first: a reader that closes standard output early must not
-    // cost them.
-    if let Some(dir) = &args.out
-        && evaluation.check_failures.is_empty()
-    {
+    // cost them. Failed checks fail the run after the outputs are written,
+    // as on a grid: they are what to look at.
+    if let Some(dir) = &args.out {
         let forms: Vec<OutputForm> = outputs
             .iter()
             .map(|output| match output {
@@ -342,7 +341,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
         say!("outfeed: {}", summary(value));
     }
     for failure in &evaluation.check_failures {
-        eprintln!("check failed: {failure}");
+        tell!("check failed: {failure}");
     }
     for (index, output) in outputs.iter().enumerate() {
         say!("out{index}: {}", summary(output));
@@ -481,6 +480,15 @@ fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Gri
     if grid.is_empty() {
         return Err("error: a grid needs at least one device".into());
     }
+    let devices = grid.replicas.checked_mul(grid.partitions);
+    if devices.is_none_or(|n| n as u64 > crate::flags::MOST_DEVICES) {
+        return Err(format!(
+            "error: {} replica(s) × {} partition(s) is more devices than weft runs in one process ({}, each two threads); give --devices, or --replicas and --partitions",
+            grid.replicas,
+            grid.partitions,
+            crate::flags::MOST_DEVICES
+        ));
+    }
     Ok(grid)
 }
 
@@ -586,7 +594,7 @@ fn execute_grid(
     };
     if args.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
         for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
-            eprintln!("warning: {warning}");
+            tell!("warning: {warning}");
         }
     }
     let local_devices = cluster.map_or(devices, |cluster| devices / cluster.ranks().max(1));
@@ -626,7 +634,7 @@ fn execute_grid(
                 options.clone(),
                 &watch,
             )
-            .map_err(|e| located(&e, source, map))?,
+            .map_err(|e| located(&e, module, source, map))?,
             // Every rank runs its block; rank 0 gets every device's
             // evaluation and reports, the others print nothing.
             Some(cluster) => match weft_runtime::devices::run_grid_on_ranks_watched(
@@ -640,7 +648,7 @@ fn execute_grid(
                 Ok(Some(evaluations)) => evaluations,
                 Ok(None) => continue,
                 Err(_) if cluster.rank() != 0 => return Err(REPORTED_BY_RANK_ZERO.into()),
-                Err(error) => return Err(located(&error, source, map)),
+                Err(error) => return Err(located(&error, module, source, map)),
             },
         };
         let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
@@ -658,11 +666,12 @@ fn execute_grid(
     let timelines: Vec<_> = evaluations.iter().map(|e| e.timeline.clone()).collect();
     // Requested files first: whatever happens to standard output, they are
     // written before anything is printed.
+    let mut trace_failure = None;
     if let Some(path) = &args.trace {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         let mut writer = std::io::BufWriter::new(file);
-        weft_runtime::devices::trace::write_chrome_trace(
+        let written = weft_runtime::devices::trace::write_chrome_trace(
             module,
             &timelines,
             weft_runtime::devices::trace::TraceOptions {
@@ -670,11 +679,15 @@ fn execute_grid(
             },
             &mut writer,
         )
-        .and_then(|()| std::io::Write::flush(&mut writer))
-        .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        .and_then(|()| std::io::Write::flush(&mut writer));
+        // A trace that cannot be written (a full disk) still leaves the
+        // outputs to be written, then fails the run.
+        trace_failure = written
+            .err()
+            .map(|e| format!("error: cannot write {}: {e}", path.display()));
         let dropped: u64 = timelines.iter().map(|t| t.dropped).sum();
         if dropped > 0 {
-            eprintln!(
+            tell!(
                 "warning: the trace keeps the first {} events of each device; {dropped} later ones were left out (--trace-max-events)",
                 detail.max_events
             );
@@ -708,6 +721,9 @@ fn execute_grid(
     }
     if let Some(dir) = &args.out {
         write_forms(dir, &forms)?;
+    }
+    if let Some(failure) = trace_failure {
+        return Err(failure);
     }
     let output_lines: Vec<String> = forms
         .iter()
@@ -743,7 +759,7 @@ fn execute_grid(
     let mut failures = 0;
     for evaluation in &evaluations {
         for failure in &evaluation.check_failures {
-            eprintln!("check failed: {failure}");
+            tell!("check failed: {failure}");
             failures += 1;
         }
     }
@@ -834,17 +850,67 @@ fn load(
 }
 
 /// A run-time error, pointing at the instruction's line when the program is
-/// HLO text (a lowered StableHLO program has no HLO text to point into).
+/// HLO text (a lowered StableHLO program has no HLO text to point into);
+/// every other instruction the message names gets its line too.
 fn located(
     error: &weft_runtime::RunError,
+    module: &Module,
     source: &input::Source,
     map: Option<&weft_ir::text::SourceMap>,
 ) -> String {
+    let message = match map {
+        Some(map) => with_lines(&error.message, module, source, map),
+        None => error.message.clone(),
+    };
     match (error.instr.and_then(|i| map?.instr(i)), &error.instruction) {
-        (Some(span), Some(at)) => {
-            weft_ir::Diagnostic::error(span, format!("{at}: {}", error.message))
-                .render(&source.name, &source.text)
-        }
-        _ => format!("error: {error}"),
+        (Some(span), Some(at)) => weft_ir::Diagnostic::error(span, format!("{at}: {message}"))
+            .render(&source.name, &source.text),
+        (_, Some(at)) => format!("error: {at}: {message}"),
+        (_, None) => format!("error: {message}"),
     }
+}
+
+/// `message` with the line of each instruction it names as
+/// `computation/%instruction`: `main/%sum (line 12)`, or `main/%sum (line
+/// 12, channel 1)` where words in parentheses follow the name.
+fn with_lines(
+    message: &str,
+    module: &Module,
+    source: &input::Source,
+    map: &weft_ir::text::SourceMap,
+) -> String {
+    let is_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    let line_of = |comp: &str, name: &str| {
+        let instr = module.instr_by_name(module.comp_by_name(comp)?, name)?;
+        let span = map.instr(instr)?;
+        Some(weft_ir::diagnostic::line_col(&source.text, span.start as usize).line)
+    };
+    let mut out = String::with_capacity(message.len() + 64);
+    let mut rest = message;
+    while let Some(at) = rest.find("/%") {
+        let comp_start = rest[..at].rfind(|c: char| !is_name(c)).map_or(0, |p| p + 1);
+        let name_len = rest[at + 2..]
+            .find(|c: char| !is_name(c))
+            .unwrap_or(rest.len() - at - 2);
+        // A sentence may end right after a name: `… at main/%x.`
+        let mut name = &rest[at + 2..at + 2 + name_len];
+        let mut line = line_of(&rest[comp_start..at], name);
+        while line.is_none() && name.ends_with('.') {
+            name = &name[..name.len() - 1];
+            line = line_of(&rest[comp_start..at], name);
+        }
+        let mut end = at + 2 + name.len();
+        out.push_str(&rest[..end]);
+        if let Some(line) = line {
+            if rest[end..].starts_with(" (") {
+                out.push_str(&format!(" (line {line}, "));
+                end += 2;
+            } else {
+                out.push_str(&format!(" (line {line})"));
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }

@@ -97,7 +97,7 @@ pub fn unbalanced_for(spinning: u32, iterations: u64) -> String {
 /// all-reduce `main/%first` then `%second` (in computation `%ahead`),
 /// replica 1 the same two in the other order (`%second.1`, then
 /// `%first.1` in `%behind`), so each waits at a collective the other never
-/// reaches.
+/// reaches: a cycle of waits, found as soon as the second one begins.
 pub fn crossed() -> String {
     r#"HloModule crossed, replica_count=2
 
@@ -124,6 +124,44 @@ ENTRY %main (x: s32[]) -> s32[] {
   %replica = u32[] replica-id()
   %zero = u32[] constant(0)
   %leads = pred[] compare(%replica, %zero), direction=EQ
+  ROOT %result = s32[] conditional(%leads, %x, %x), true_computation=%ahead, false_computation=%behind
+}
+"#
+    .to_string()
+}
+
+/// An HLO program of two partitions stuck for good, in a way only the
+/// timeout (or the deadline) finds: partition 0 waits at an all-reduce
+/// (`ahead/%first`) for partition 1, which waits at a recv-done
+/// (`behind/%recv-done`) for a message partition 0 never sends. (A cycle of
+/// collectives alone, as [`crossed`], is found at once.)
+pub fn stuck() -> String {
+    r#"HloModule stuck, num_partitions=2
+
+%sum (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(%a, %b)
+}
+
+%ahead (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  ROOT %first = s32[] all-reduce(%x), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=%sum
+}
+
+%behind (y: s32[]) -> s32[] {
+  %y = s32[] parameter(0)
+  %ordering = token[] after-all()
+  %recv = (s32[], u32[], token[]) recv(%ordering), channel_id=5, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  %recv-done = (s32[], token[]) recv-done(%recv), channel_id=5
+  ROOT %received = s32[] get-tuple-element(%recv-done), index=0
+}
+
+ENTRY %main (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  %partition = u32[] partition-id()
+  %zero = u32[] constant(0)
+  %leads = pred[] compare(%partition, %zero), direction=EQ
   ROOT %result = s32[] conditional(%leads, %x, %x), true_computation=%ahead, false_computation=%behind
 }
 "#

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use weft_ir::attrs::Attrs;
 use weft_ir::{Comp, Instr, Opcode};
 
-use super::fabric::Key;
+use super::fabric::{Key, Signature};
 use super::groups::{GroupMode, device_groups, group_of};
 use crate::evaluate::{Evaluator, RunError};
 use crate::tensor::{Tensor, Value};
@@ -37,7 +37,7 @@ impl Evaluator<'_> {
             return self.grid_permute(instr, &device, operands);
         }
         let data = self.module.instr(instr);
-        let groups = match &data.attrs {
+        let (groups, channel) = match &data.attrs {
             Attrs::Collective(attrs) => {
                 let mode = match opcode {
                     Opcode::AllToAll | Opcode::RaggedAllToAll | Opcode::CollectiveBroadcast => {
@@ -49,7 +49,7 @@ impl Evaluator<'_> {
                     .replica_groups
                     .groups()
                     .map_err(|e| self.error(instr, e.to_string()))?;
-                device_groups(device.grid, mode, &groups)
+                (device_groups(device.grid, mode, &groups), attrs.channel_id)
             }
             _ => return Err(self.error(instr, "a collective without its attributes")),
         };
@@ -71,12 +71,8 @@ impl Evaluator<'_> {
         };
         let group = group.to_vec();
         let occurrence = self.next_occurrence(instr);
-        let key = Key {
-            instr: weft_ir::Module::instr_index(instr),
-            occurrence,
-            group: group_index,
-        };
-        let what = self.error(instr, "").instruction.unwrap_or_default();
+        let key = self.instance_key(&device, channel, &group);
+        let signature = self.signature(instr, opcode);
         let contribution = pack(operands);
         if let Some(clock) = self.clock.as_mut() {
             clock.charge_cpu();
@@ -84,7 +80,7 @@ impl Evaluator<'_> {
         let arrived = self.now();
         let exchanged = device
             .fabric
-            .exchange(key, &group, position, contribution, arrived, &what)
+            .exchange(key, position, contribution, arrived, signature)
             .map_err(|message| self.error(instr, message))?;
         let contributions = exchanged.contributions;
         let met = self.group_met(&exchanged.arrivals);
@@ -352,12 +348,8 @@ impl Evaluator<'_> {
             ));
         }
         let occurrence = self.next_occurrence(instr);
-        let key = Key {
-            instr: weft_ir::Module::instr_index(instr),
-            occurrence,
-            group: 0,
-        };
-        let what = self.error(instr, "").instruction.unwrap_or_default();
+        let key = self.instance_key(device, attrs.channel_id, &[]);
+        let what = self.place(instr);
         let own: Vec<Tensor> = operands
             .iter()
             .map(|v| v.as_tensor().cloned())
@@ -488,6 +480,60 @@ impl Evaluator<'_> {
                 Opcode::Add | Opcode::Multiply | Opcode::Maximum | Opcode::Minimum
             )
         })
+    }
+
+    /// The rendezvous of this device's next collective on `channel` with
+    /// `group` ([`Key`]): counted per channel and group, on this evaluator's
+    /// thread.
+    fn instance_key(
+        &mut self,
+        device: &super::DeviceContext,
+        channel: Option<i64>,
+        group: &[super::groups::DeviceId],
+    ) -> Key {
+        let members: Vec<usize> = group.iter().map(|&d| device.grid.id(d)).collect();
+        let count = self
+            .instances
+            .entry((channel, members.clone()))
+            .or_insert(0);
+        let occurrence = *count;
+        *count += 1;
+        Key {
+            channel,
+            // The stream's own context has no stream of its own.
+            on_stream: device.stream.is_none(),
+            members,
+            occurrence,
+        }
+    }
+
+    /// What this device says about the collective `instr` (of `opcode`)
+    /// when it comes to its rendezvous.
+    fn signature(&self, instr: Instr, opcode: Opcode) -> Signature {
+        let name = opcode.name();
+        let kind = name.strip_suffix("-start").unwrap_or(name).to_string();
+        let reduces = matches!(
+            opcode,
+            Opcode::AllReduce
+                | Opcode::AllReduceStart
+                | Opcode::ReduceScatter
+                | Opcode::CollectiveReduce
+        );
+        let reducer = reduces
+            .then(|| self.callee(instr, 0).ok())
+            .flatten()
+            .and_then(|reducer| self.simple_reducer(reducer))
+            .map(|op| op.name().to_string());
+        let dimension = match &self.module.instr(instr).attrs {
+            Attrs::Collective(attrs) => attrs.dimension,
+            _ => None,
+        };
+        Signature {
+            kind,
+            reducer,
+            dimension,
+            at: self.place(instr),
+        }
     }
 
     /// How many times this device has run `instr` before (then counts this

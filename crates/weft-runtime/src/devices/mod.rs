@@ -20,7 +20,11 @@
 //!
 //! A device that fails stops the others: its error aborts the fabric, and
 //! the run reports the first failure (the root cause, not the devices that
-//! merely stopped waiting for it).
+//! merely stopped waiting for it). A panic — a bug in weft — is such a
+//! failure too: it is caught on the device's compute thread and on its
+//! async stream and becomes an error at the instruction being evaluated
+//! (`evaluate::panics`). A thread the machine refuses to start
+//! ends the run before it begins (`start_line`).
 
 pub mod channels;
 pub mod clock;
@@ -35,6 +39,7 @@ mod ragged;
 pub mod remote;
 pub mod sharding;
 pub mod shared_fold;
+mod start_line;
 pub(crate) mod stream;
 pub mod timeline;
 pub mod trace;
@@ -407,6 +412,19 @@ fn deadline_report(outcomes: &[(usize, Result<Evaluation, RunError>)]) -> Option
     })
 }
 
+/// The error of a run whose thread for device `index` of `grid` the
+/// machine would not start.
+fn cannot_start(index: usize, grid: Grid, error: &std::io::Error) -> RunError {
+    RunError {
+        instruction: None,
+        instr: None,
+        message: format!(
+            "cannot start the threads of device {index} of {} ({error}): this machine cannot run that many devices at once (each is two threads); run fewer, or spread them over several processes",
+            grid.len()
+        ),
+    }
+}
+
 /// Fails unless there are arguments and a program for every device.
 fn check_counts(grid: Grid, entries: &[Comp], arguments: &[Vec<Value>]) -> Result<(), RunError> {
     for (what, count) in [("arguments", arguments.len()), ("programs", entries.len())] {
@@ -447,106 +465,132 @@ fn run_devices(
     let tracker = fabric.progress().clone();
     let infeed = Arc::new(feeds::Infeed::new(infeed));
     // Every thread (compute and stream) waits at the start line until all
-    // exist, and the run's clock starts when they leave it: spawning threads
-    // is the simulator's setup, not the program's time, and a device whose
-    // thread started late would otherwise look like a device that computes
-    // slowly.
-    let start_line = Arc::new(std::sync::Barrier::new(2 * local.len()));
-    let launch: Arc<std::sync::OnceLock<std::time::Instant>> = Arc::default();
-    let leave_start_line = {
-        let start_line = start_line.clone();
-        let launch = launch.clone();
-        move || {
-            start_line.wait();
-            *launch.get_or_init(std::time::Instant::now)
-        }
-    };
+    // exist ([`start_line`]).
+    let start_line = Arc::new(start_line::StartLine::new(2 * local.len()));
     let placeholder_origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
     crate::evaluate::set_cores_per_device((cores / local.len().max(1)).max(1));
+    let mut spawn_failure = None;
     let outcomes: Vec<(usize, Result<Evaluation, RunError>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = arguments
+        let mut handles = Vec::with_capacity(local.len());
+        let devices = arguments
             .into_iter()
             .zip(entries)
             .enumerate()
-            .filter(|(index, _)| local.contains(index))
-            .map(|(index, (device_arguments, entry))| {
-                let (jobs, stream_jobs) = std::sync::mpsc::channel();
-                let context_with = |stream| DeviceContext {
-                    id: grid.device(index),
-                    grid,
-                    fabric: fabric.clone(),
-                    channels: mailbox.clone(),
-                    infeed: infeed.clone(),
-                    stream,
-                    origin: placeholder_origin,
-                    link: options.link,
-                    timing: options.timing.clone(),
-                    detail: options.detail,
-                };
-                let mut stream_context = context_with(None);
-                let mut context = context_with(Some(jobs));
-                let stream_start = leave_start_line.clone();
-                let device_start = leave_start_line.clone();
-                let stream_handle = std::thread::Builder::new()
-                    .name(format!("device {index} async stream"))
-                    .spawn_scoped(scope, move || {
-                        progress::enter_lane(index, progress::Lane::Stream);
-                        stream_context.origin = stream_start();
-                        stream::run_stream(module, options.limits, stream_context, stream_jobs)
-                    })
-                    .expect("a stream thread starts");
-                let fabric = fabric.clone();
-                let mailbox = mailbox.clone();
-                let remote = remote.clone();
-                let tracker = tracker.clone();
-                let thread = std::thread::Builder::new()
-                    .name(format!("device {index}"))
-                    .spawn_scoped(scope, move || {
-                        priority::lower_for_compute();
-                        progress::enter_lane(index, progress::Lane::Compute);
-                        let origin = device_start();
-                        tracker.start(origin, options.limits.deadline);
-                        context.origin = origin;
-                        let outcome = crate::evaluate::run_on_device(
+            .filter(|(index, _)| local.contains(index));
+        for (index, (device_arguments, entry)) in devices {
+            let (jobs, stream_jobs) = std::sync::mpsc::channel();
+            let context_with = |stream| DeviceContext {
+                id: grid.device(index),
+                grid,
+                fabric: fabric.clone(),
+                channels: mailbox.clone(),
+                infeed: infeed.clone(),
+                stream,
+                origin: placeholder_origin,
+                link: options.link,
+                timing: options.timing.clone(),
+                detail: options.detail,
+            };
+            let mut stream_context = context_with(None);
+            let mut context = context_with(Some(jobs));
+            let stream_start = start_line.clone();
+            let stream_handle = std::thread::Builder::new()
+                .name(format!("device {index} async stream"))
+                .spawn_scoped(scope, move || {
+                    progress::enter_lane(index, progress::Lane::Stream);
+                    stream_context.origin = stream_start.wait()?;
+                    Some(stream::run_stream(
+                        module,
+                        options.limits,
+                        stream_context,
+                        stream_jobs,
+                    ))
+                });
+            let stream_handle = match stream_handle {
+                Ok(handle) => handle,
+                Err(error) => {
+                    spawn_failure = Some(cannot_start(index, grid, &error));
+                    break;
+                }
+            };
+            let fabric = fabric.clone();
+            let mailbox = mailbox.clone();
+            let remote = remote.clone();
+            let tracker = tracker.clone();
+            let device_start = start_line.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("device {index}"))
+                .spawn_scoped(scope, move || {
+                    priority::lower_for_compute();
+                    progress::enter_lane(index, progress::Lane::Compute);
+                    let Some(origin) = device_start.wait() else {
+                        return Err(RunError {
+                            instruction: None,
+                            instr: None,
+                            message: "stopped because the run could not start".into(),
+                        });
+                    };
+                    tracker.start(origin, options.limits.deadline);
+                    context.origin = origin;
+                    // A panic (a bug) is this device's failure like any
+                    // other: the run stops at once and names where.
+                    let outcome = crate::evaluate::panics::catch(module, || {
+                        crate::evaluate::run_on_device(
                             module,
                             entry,
                             device_arguments,
                             options.limits,
                             context,
-                        );
-                        if let Err(error) = &outcome {
-                            let reason = format!("device {index} failed: {error}");
-                            // The other ranks hear of a root cause, not of
-                            // the devices it stopped (they stop anyway).
-                            if let Some(remote) = &remote
-                                && !error.message.contains("stopped because")
-                            {
-                                remote::Remote::abort(remote.as_ref(), &reason);
-                            }
-                            mailbox.abort(reason.clone());
-                            fabric.abort(reason);
+                        )
+                    });
+                    if let Err(error) = &outcome {
+                        let reason = format!("device {index} failed: {error}");
+                        // The other ranks hear of a root cause, not of
+                        // the devices it stopped (they stop anyway).
+                        if let Some(remote) = &remote
+                            && !error.message.contains("stopped because")
+                        {
+                            remote::Remote::abort(remote.as_ref(), &reason);
                         }
-                        // The compute thread's end closes the stream's queue;
-                        // the stream's timeline joins the device's.
-                        let stream = stream_handle.join().ok();
-                        tracker.finish(index, outcome.is_err());
-                        outcome.map(|mut evaluation| {
-                            let compute_end = evaluation.timeline.finished;
-                            if let Some(stream) = stream {
-                                evaluation.timeline.join_stream(
-                                    stream.timeline,
-                                    compute_end,
-                                    stream.clock,
-                                );
-                            }
-                            evaluation
-                        })
+                        mailbox.abort(reason.clone());
+                        fabric.abort(reason);
+                    }
+                    // The compute thread's end closes the stream's queue;
+                    // the stream's timeline joins the device's.
+                    let stream = stream_handle.join().ok().flatten();
+                    fabric.finish(index, outcome.is_err());
+                    outcome.map(|mut evaluation| {
+                        let compute_end = evaluation.timeline.finished;
+                        if let Some(stream) = stream {
+                            evaluation.timeline.join_stream(
+                                stream.timeline,
+                                compute_end,
+                                stream.clock,
+                            );
+                        }
+                        evaluation
                     })
-                    .expect("a device thread starts");
-                (index, thread)
-            })
-            .collect();
+                });
+            match thread {
+                Ok(thread) => handles.push((index, thread)),
+                Err(error) => {
+                    spawn_failure = Some(cannot_start(index, grid, &error));
+                    break;
+                }
+            }
+        }
+        if let Some(failure) = &spawn_failure {
+            // Nothing runs: the threads already started leave the start
+            // line at once, and nothing waits for the missing ones.
+            start_line.cancel();
+            let reason = failure.message.clone();
+            if let Some(remote) = &remote {
+                remote::Remote::abort(remote.as_ref(), &reason);
+            }
+            mailbox.abort(reason.clone());
+            fabric.abort(reason);
+        }
         handles
             .into_iter()
             .map(|(index, h)| {
@@ -562,6 +606,9 @@ fn run_devices(
             .collect()
     });
     crate::evaluate::set_cores_per_device(0);
+    if let Some(failure) = spawn_failure {
+        return Err(failure);
+    }
     if let Some(report) = deadline_report(&outcomes) {
         return Err(report);
     }
@@ -616,5 +663,103 @@ fn run_devices(
         }
         Some(error) => Err(error),
         None => Ok(evaluations),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::panics::PANICKED;
+
+    /// Partition 1 panics (in `%boom`, on its compute thread or, with
+    /// `asynchronously`, on its async stream) while partition 0 waits for it
+    /// at an all-reduce.
+    fn panicking(asynchronously: bool) -> Module {
+        let boom = if asynchronously {
+            "%start = ((f32[4]), f32[4], s32[]) async-start(%y), calls=%boom\n  ROOT %done = f32[4] async-done(%start), calls=%boom"
+        } else {
+            "ROOT %call = f32[4] call(%y), to_apply=%boom"
+        };
+        let text = format!(
+            r#"HloModule panics, num_partitions=2
+
+%sum (a: f32[], b: f32[]) -> f32[] {{
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add = f32[] add(%a, %b)
+}}
+
+%boom (z: f32[4]) -> f32[4] {{
+  %z = f32[4] parameter(0)
+  ROOT %bug = f32[4] custom-call(%z), custom_call_target="weft.test.panic"
+}}
+
+%wait (x: f32[4]) -> f32[4] {{
+  %x = f32[4] parameter(0)
+  ROOT %total = f32[4] all-reduce(%x), channel_id=1, replica_groups={{{{0,1}}}}, use_global_device_ids=true, to_apply=%sum
+}}
+
+%fail (y: f32[4]) -> f32[4] {{
+  %y = f32[4] parameter(0)
+  {boom}
+}}
+
+ENTRY %main (p: f32[4]) -> f32[4] {{
+  %p = f32[4] parameter(0)
+  %partition = u32[] partition-id()
+  %zero = u32[] constant(0)
+  %first = pred[] compare(%partition, %zero), direction=EQ
+  ROOT %result = f32[4] conditional(%first, %p, %p), true_computation=%wait, false_computation=%fail
+}}
+"#
+        );
+        weft_ir::text::parse(&text).unwrap_or_else(|d| panic!("{}", d.render("test", &text)))
+    }
+
+    fn run_two(module: &Module) -> (Result<Vec<Evaluation>, RunError>, Duration) {
+        let grid = Grid {
+            replicas: 1,
+            partitions: 2,
+        };
+        let arguments = (0..2)
+            .map(|_| {
+                vec![Value::Tensor(crate::tensor::Tensor::zeros(
+                    weft_ir::ElementType::F32,
+                    &[4],
+                ))]
+            })
+            .collect();
+        let options = GridOptions {
+            timeout: Duration::from_secs(60),
+            link: Link::UNPACED,
+            ..GridOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let outcome = run_grid(module, grid, arguments, options);
+        (outcome, started.elapsed())
+    }
+
+    #[test]
+    fn a_panicking_device_stops_its_peers_at_once_and_says_where() {
+        let (outcome, took) = run_two(&panicking(false));
+        let error = outcome.expect_err("the run fails");
+        assert!(took < Duration::from_secs(20), "took {took:?}");
+        assert_eq!(error.instruction.as_deref(), Some("device 1: boom/%bug"));
+        assert_eq!(
+            error.message,
+            format!("{PANICKED}: the test asked for a panic")
+        );
+    }
+
+    #[test]
+    fn a_panic_on_an_async_stream_stops_the_run_too() {
+        let (outcome, took) = run_two(&panicking(true));
+        let error = outcome.expect_err("the run fails");
+        assert!(took < Duration::from_secs(20), "took {took:?}");
+        assert!(
+            error.to_string().contains("boom/%bug: weft panicked here"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("device 1"), "{error}");
     }
 }

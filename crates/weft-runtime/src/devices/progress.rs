@@ -329,6 +329,18 @@ impl Progress {
             .set(device, Lane::Compute, Activity::Finished { failed });
     }
 
+    /// Whether `device` finished its program without an error (a device
+    /// on another rank never has, as far as this rank knows).
+    pub(crate) fn finished_cleanly(&self, device: usize) -> bool {
+        matches!(
+            self.lock().devices.get(device),
+            Some(Some(Device {
+                compute: Activity::Finished { failed: false },
+                ..
+            }))
+        )
+    }
+
     /// The run stopped (a device failed, or the run is aborted): the
     /// devices' activities stay as they are now, for every report to come.
     pub(crate) fn freeze(&self) {

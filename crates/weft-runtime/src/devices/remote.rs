@@ -57,7 +57,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use super::channels::{Mailbox, Route};
-use super::fabric::{Fabric, Key};
+use super::fabric::{Fabric, Key, Signature};
 use super::progress::PeerReport;
 use super::transport::{Placement, Transport};
 use super::wire::{Reader, WIRE_VERSION, Writer, check_version};
@@ -78,16 +78,16 @@ pub trait Remote: Send + Sync {
         self.placement().rank_of(device) == self.rank()
     }
 
-    /// Sends `contribution`, member `position`'s of `group` (flattened ids)
-    /// in the instance `key`, arriving at `arrival` on its clock, to every
+    /// Sends `contribution`, member `position`'s of the instance `key`'s
+    /// group, arriving at `arrival` on its clock with `signature`, to every
     /// other rank hosting a member.
     fn contribute(
         &self,
         key: &Key,
-        group: &[usize],
         position: usize,
         contribution: &Value,
         arrival: Duration,
+        signature: &Signature,
     ) -> Result<(), String>;
 
     /// Sends a collective-permute's data from `source`, sent at `clock` on
@@ -150,9 +150,9 @@ enum Message {
     Ready,
     Contribution {
         key: Key,
-        group: Vec<usize>,
         position: usize,
         clock: Duration,
+        signature: Signature,
         value: Value,
     },
     Permute {
@@ -187,16 +187,61 @@ fn header(kind: u8, run: u64, capacity: usize) -> Writer {
 }
 
 fn write_key(writer: &mut Writer, key: &Key) {
-    writer.usize(key.instr);
+    write_option_i64(writer, key.channel);
+    writer.u8(u8::from(key.on_stream));
+    writer.u32(key.members.len() as u32);
+    for &member in &key.members {
+        writer.usize(member);
+    }
     writer.u64(key.occurrence);
-    writer.usize(key.group);
 }
 
-fn read_key(reader: &mut Reader<'_>) -> Result<Key, String> {
+fn read_key(reader: &mut Reader<'_>, message_bytes: usize) -> Result<Key, String> {
+    let channel = read_option_i64(reader, "an instance's channel")?;
+    let on_stream = reader.u8("an instance's thread")? != 0;
+    let members = reader.u32("the group size")? as usize;
+    if members > message_bytes {
+        return Err(format!("a group of {members} in a shorter message"));
+    }
+    let members = (0..members)
+        .map(|_| reader.usize("a group member"))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Key {
-        instr: reader.usize("an instance's instruction")?,
+        channel,
+        on_stream,
+        members,
         occurrence: reader.u64("an instance's occurrence")?,
-        group: reader.usize("an instance's group")?,
+    })
+}
+
+fn write_option_i64(writer: &mut Writer, value: Option<i64>) {
+    writer.u8(u8::from(value.is_some()));
+    writer.i64(value.unwrap_or(0));
+}
+
+fn read_option_i64(reader: &mut Reader<'_>, what: &str) -> Result<Option<i64>, String> {
+    let present = reader.u8(what)? != 0;
+    let value = reader.i64(what)?;
+    Ok(present.then_some(value))
+}
+
+fn write_signature(writer: &mut Writer, signature: &Signature) {
+    writer.string(&signature.kind);
+    writer.u8(u8::from(signature.reducer.is_some()));
+    writer.string(signature.reducer.as_deref().unwrap_or_default());
+    write_option_i64(writer, signature.dimension);
+    writer.string(&signature.at);
+}
+
+fn read_signature(reader: &mut Reader<'_>) -> Result<Signature, String> {
+    let kind = reader.string("a collective's kind")?;
+    let has_reducer = reader.u8("a collective's reducer")? != 0;
+    let reducer = reader.string("a collective's reducer")?;
+    Ok(Signature {
+        kind,
+        reducer: has_reducer.then_some(reducer),
+        dimension: read_option_i64(reader, "a collective's dimension")?,
+        at: reader.string("a collective's place")?,
     })
 }
 
@@ -228,28 +273,24 @@ fn decode(bytes: &[u8]) -> Result<(u64, Message), String> {
     let message = match kind {
         kind::READY => Message::Ready,
         kind::CONTRIBUTION => {
-            let key = read_key(&mut reader)?;
-            let members = reader.u32("the group size")? as usize;
-            if members > bytes.len() {
-                return Err(format!("a group of {members} in a shorter message"));
-            }
-            let group = (0..members)
-                .map(|_| reader.usize("a group member"))
-                .collect::<Result<Vec<_>, _>>()?;
+            let key = read_key(&mut reader, bytes.len())?;
             let position = reader.usize("a position")?;
-            if position >= group.len() {
-                return Err(format!("position {position} in a group of {}", group.len()));
+            if position >= key.members.len() {
+                return Err(format!(
+                    "position {position} in a group of {}",
+                    key.members.len()
+                ));
             }
             Message::Contribution {
                 key,
-                group,
                 position,
                 clock: reader.duration("an arrival time")?,
+                signature: read_signature(&mut reader)?,
                 value: reader.value()?,
             }
         }
         kind::PERMUTE => Message::Permute {
-            key: read_key(&mut reader)?,
+            key: read_key(&mut reader, bytes.len())?,
             source: reader.usize("a source device")?,
             target: reader.usize("a target device")?,
             clock: reader.duration("a send time")?,
@@ -316,13 +357,13 @@ impl Endpoint {
         let outcome = match message {
             Message::Contribution {
                 key,
-                group,
                 position,
                 clock,
+                signature,
                 value,
             } => self
                 .fabric
-                .deposit_remote(key, &group, position, value, clock)
+                .deposit_remote(key, position, value, clock, signature)
                 .map_err(|e| format!("rank {from} sent a contribution this rank refuses: {e}")),
             Message::Permute {
                 key,
@@ -892,13 +933,14 @@ impl Remote for RunRemote {
     fn contribute(
         &self,
         key: &Key,
-        group: &[usize],
         position: usize,
         contribution: &Value,
         arrival: Duration,
+        signature: &Signature,
     ) -> Result<(), String> {
         let me = self.rank();
-        let ranks: BTreeSet<usize> = group
+        let ranks: BTreeSet<usize> = key
+            .members
             .iter()
             .map(|&device| self.placement.rank_of(device))
             .filter(|&rank| rank != me)
@@ -909,15 +951,12 @@ impl Remote for RunRemote {
         let mut writer = header(
             kind::CONTRIBUTION,
             self.run,
-            encoded_size(contribution) + 8 * group.len() + 40,
+            encoded_size(contribution) + 8 * key.members.len() + 120,
         );
         write_key(&mut writer, key);
-        writer.u32(group.len() as u32);
-        for &device in group {
-            writer.usize(device);
-        }
         writer.usize(position);
         writer.duration(arrival);
+        write_signature(&mut writer, signature);
         writer.value(contribution)?;
         self.send_to(ranks, writer.finish())
     }
@@ -979,47 +1018,51 @@ mod tests {
     #[test]
     fn messages_round_trip() {
         let key = Key {
-            instr: 3,
+            channel: Some(3),
+            on_stream: true,
+            members: vec![1, 2],
             occurrence: 2,
-            group: 1,
+        };
+        let signature = Signature {
+            kind: "all-reduce".into(),
+            reducer: Some("add".into()),
+            dimension: None,
+            at: "main/%sum".into(),
         };
         let value = Value::Tuple(vec![Value::Token]);
         let mut writer = header(kind::CONTRIBUTION, 7, 0);
         write_key(&mut writer, &key);
-        writer.u32(2);
-        writer.usize(1);
-        writer.usize(2);
         writer.usize(1);
         writer.duration(Duration::from_nanos(42));
+        write_signature(&mut writer, &signature);
         writer.value(&value).unwrap();
         let (run, message) = decode(&writer.finish()).unwrap();
         assert_eq!(run, 7);
         let Message::Contribution {
             key: back,
-            group,
             position,
             clock,
+            signature: back_signature,
             value: back_value,
         } = message
         else {
             panic!("a contribution");
         };
         assert_eq!(
-            (back, group, position, clock, back_value),
-            (key, vec![1, 2], 1, Duration::from_nanos(42), value)
+            (back, position, clock, back_signature, back_value),
+            (key, 1, Duration::from_nanos(42), signature, value)
         );
         // A position outside its group, and an unknown kind, are errors.
         let mut writer = header(kind::CONTRIBUTION, 7, 0);
         write_key(
             &mut writer,
             &Key {
-                instr: 0,
+                channel: None,
+                on_stream: false,
+                members: vec![0],
                 occurrence: 0,
-                group: 0,
             },
         );
-        writer.u32(1);
-        writer.usize(0);
         writer.usize(5);
         assert!(
             decode(&writer.finish())

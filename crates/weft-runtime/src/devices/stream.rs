@@ -65,6 +65,8 @@ pub(crate) fn run_stream(
     device: DeviceContext,
     jobs: Receiver<AsyncJob>,
 ) -> StreamEnd {
+    let index = device.grid.id(device.id);
+    let (fabric, mailbox) = (device.fabric.clone(), device.channels.clone());
     let mut evaluator = Evaluator::new(module, limits, Some(device));
     for AsyncJob {
         job,
@@ -76,14 +78,23 @@ pub(crate) fn run_stream(
     {
         evaluator.advance_clock_to(started);
         let began = evaluator.now();
-        let outcome = match job {
+        let outcome = crate::evaluate::panics::catch(module, || match job {
             Job::Collective {
                 instr,
                 opcode,
                 operands,
             } => evaluator.grid_collective(instr, opcode, operands),
             Job::Call { comp, arguments } => evaluator.call(comp, arguments),
-        };
+        });
+        // A panic (a bug) stops the run at once: the device's compute
+        // thread may be waiting somewhere other than this job's done.
+        if let Err(error) = &outcome
+            && error.message.starts_with(crate::evaluate::panics::PANICKED)
+        {
+            let reason = format!("device {index} failed: {error}");
+            mailbox.abort(reason.clone());
+            fabric.abort_everywhere(reason);
+        }
         if let Some(clock) = evaluator.clock.as_mut() {
             clock.charge_cpu();
         }

@@ -35,7 +35,7 @@ use crate::tensor::{Tensor, Value, element_count};
 
 /// The version byte every message starts with. Bump it with any change to
 /// the layout.
-pub const WIRE_VERSION: u8 = 2;
+pub const WIRE_VERSION: u8 = 3;
 
 /// How deep tuples may nest: far beyond any program's, and a bound on the
 /// decoder's recursion for input that is not.

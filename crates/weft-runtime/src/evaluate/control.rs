@@ -475,6 +475,9 @@ impl Evaluator<'_> {
         }
         let devices = self.device.as_ref().map_or(1, |device| device.grid.len());
         match target {
+            // A bug on demand, for the tests of how a panic is caught.
+            #[cfg(test)]
+            "weft.test.panic" => panic!("the test asked for a panic"),
             // Annotations for the partitioner: on one device a global value
             // is the local one, so they pass their operand through.
             _ if weft_ir::partitioner::is_marker(target)

@@ -16,7 +16,9 @@
 //!
 //! Errors are [`RunError`]s naming the instruction and its computation;
 //! nothing here panics on a module the verifier accepts, and the recursion
-//! depth of nested calls is bounded.
+//! depth of nested calls is bounded. Should it panic all the same (a bug),
+//! the panic is caught and becomes an error at the instruction being
+//! evaluated (`panics`).
 
 mod checks;
 mod complex;
@@ -34,6 +36,7 @@ mod instruction;
 mod linear_algebra;
 mod map;
 mod native_comparison;
+pub(crate) mod panics;
 mod ragged_dot;
 mod random_bits;
 mod reduce;
@@ -41,6 +44,7 @@ mod reduce_precision;
 mod run_parallel;
 mod scan;
 mod sort;
+mod stl_sort;
 mod structured;
 #[cfg(test)]
 mod test_support;
@@ -168,7 +172,7 @@ pub fn run_with(
         instr: None,
         message: "the module has no entry computation".into(),
     })?;
-    run_entry(module, entry, arguments, limits, None)
+    panics::catch(module, || run_entry(module, entry, arguments, limits, None))
 }
 
 /// [`run_with`] of computation `entry` as one device of a grid.
@@ -290,6 +294,10 @@ pub(crate) struct Evaluator<'m> {
     pub(crate) device: Option<crate::devices::DeviceContext>,
     /// How many times each collective has run on this device.
     pub(crate) occurrences: FxHashMap<Instr, u64>,
+    /// How many collective instances of each channel and group (flattened
+    /// ids) this evaluator's thread has run, which is how devices match
+    /// them ([`crate::devices::fabric::Key`]).
+    pub(crate) instances: FxHashMap<(Option<i64>, Vec<usize>), u64>,
     /// Events and time accounts, on a device of a grid.
     pub(crate) timeline: Option<crate::devices::timeline::DeviceTimeline>,
     /// The asynchronous operations handed to this device's stream whose
@@ -334,6 +342,7 @@ impl<'m> Evaluator<'m> {
                 .map(|d| crate::devices::clock::Clock::new(d.timing.clone(), d.origin)),
             device,
             occurrences: FxHashMap::default(),
+            instances: FxHashMap::default(),
             unfinished_starts: FxHashMap::default(),
             async_spans_started: 0,
             deadline_at: limits
@@ -402,6 +411,7 @@ impl<'m> Evaluator<'m> {
             environment.insert(param, argument);
         }
         self.depth += 1;
+        let caller = panics::running();
         let result = (|| {
             for &instr in order.iter() {
                 if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
@@ -415,6 +425,7 @@ impl<'m> Evaluator<'m> {
                     return Err(self.deadline_error(instr));
                 }
                 let started = self.now();
+                panics::set_running(Some(instr));
                 let value = self.instruction(instr, &environment)?;
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
@@ -423,6 +434,7 @@ impl<'m> Evaluator<'m> {
                 .remove(&root)
                 .ok_or_else(|| self.error(root, "the root was never computed"))
         })();
+        panics::set_running(caller);
         self.depth -= 1;
         result
     }
@@ -530,15 +542,19 @@ impl<'m> Evaluator<'m> {
         Ok(())
     }
 
+    /// `computation/%instruction`, as errors and reports name `instr`.
+    pub(crate) fn place(&self, instr: Instr) -> String {
+        format!(
+            "{}/%{}",
+            self.module.comp(self.module.parent(instr)).name,
+            self.module.instr(instr).name
+        )
+    }
+
     /// An error at `instr`.
     pub(crate) fn error(&self, instr: Instr, message: impl Into<String>) -> RunError {
-        let data = self.module.instr(instr);
         RunError {
-            instruction: Some(format!(
-                "{}/%{}",
-                self.module.comp(self.module.parent(instr)).name,
-                data.name
-            )),
+            instruction: Some(self.place(instr)),
             instr: Some(instr),
             message: message.into(),
         }

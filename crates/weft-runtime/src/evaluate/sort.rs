@@ -2,9 +2,11 @@
 //! orders the lines.
 //!
 //! Semantics follow XLA's CPU backend where it and the StableHLO spec part:
-//! `sort` is a stable bottom-up merge sort whatever `is_stable` says (an
-//! unstable sort may order ties any way; a stable one is deterministic).
-//! The comparator runs once per comparison on (lhs₀, rhs₀, lhs₁, rhs₁, …),
+//! each line is ordered by the algorithm XLA:CPU runs, libstdc++'s
+//! `std::stable_sort` when `is_stable` and `std::sort` otherwise
+//! ([`super::stl_sort`]), so ties in an unstable sort and comparators that
+//! are not strict weak orders (a plain `LT` on NaN) come out as they do
+//! there. The comparator runs once per comparison on (lhs₀, rhs₀, lhs₁, rhs₁, …),
 //! except one that compares the same elementwise function of an operand's
 //! two parameters (`compare(f(lhsₖ), f(rhsₖ))`, `f` often the identity;
 //! JAX writes float comparators so): then `f` runs once over the whole
@@ -23,6 +25,7 @@ impl Evaluator<'_> {
         instr: Instr,
         operands: &[&Tensor],
         dimension: i64,
+        is_stable: bool,
     ) -> Result<Value, RunError> {
         let first = self.operand(instr, operands, 0)?;
         let dims = first.dims.clone();
@@ -40,13 +43,18 @@ impl Evaluator<'_> {
                 })?;
             let lines = Lines::new(&dims, axis);
             let native = self.keyed_comparison(comparator, operands, None);
+            let order = if is_stable {
+                super::stl_sort::stable_sort
+            } else {
+                super::stl_sort::sort
+            };
             let mut line = Vec::with_capacity(lines.length);
             for start in lines.starts() {
                 line.clear();
                 line.extend((0..lines.length).map(|i| start + i * lines.step));
                 match &native {
-                    Some(native) => merge_sort(&mut line, &mut |a, b| Ok(native.holds(a, b)))?,
-                    None => merge_sort(&mut line, &mut |a, b| {
+                    Some(native) => order(&mut line, &mut |a, b| Ok(native.holds(a, b)))?,
+                    None => order(&mut line, &mut |a, b| {
                         let mut arguments = Vec::with_capacity(2 * operands.len());
                         for operand in operands {
                             arguments.push(Value::Tensor(operand.element(a)));
@@ -70,42 +78,6 @@ impl Evaluator<'_> {
             Value::Tuple(results)
         })
     }
-}
-
-/// Sorts `items` stably by `less` (bottom-up merge sort: an element of the
-/// right run goes first only when it is less than the left one).
-fn merge_sort(
-    items: &mut Vec<usize>,
-    less: &mut dyn FnMut(usize, usize) -> Result<bool, RunError>,
-) -> Result<(), RunError> {
-    let n = items.len();
-    let mut buffer = items.clone();
-    let mut width = 1;
-    while width < n {
-        let mut start = 0;
-        while start < n {
-            let middle = (start + width).min(n);
-            let end = (start + 2 * width).min(n);
-            let (mut i, mut j, mut k) = (start, middle, start);
-            while i < middle && j < end {
-                if less(items[j], items[i])? {
-                    buffer[k] = items[j];
-                    j += 1;
-                } else {
-                    buffer[k] = items[i];
-                    i += 1;
-                }
-                k += 1;
-            }
-            buffer[k..k + middle - i].copy_from_slice(&items[i..middle]);
-            k += middle - i;
-            buffer[k..k + end - j].copy_from_slice(&items[j..end]);
-            start = end;
-        }
-        std::mem::swap(items, &mut buffer);
-        width *= 2;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

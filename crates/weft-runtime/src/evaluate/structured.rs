@@ -49,7 +49,13 @@ impl Evaluator<'_> {
             .collect::<Result<_, _>>()?;
         use Opcode as O;
         match (data.opcode, &data.attrs) {
-            (O::Sort, Attrs::Sort { dimension, .. }) => self.sort(instr, &operands, *dimension),
+            (
+                O::Sort,
+                Attrs::Sort {
+                    dimension,
+                    is_stable,
+                },
+            ) => self.sort(instr, &operands, *dimension, *is_stable),
             (O::Scan, Attrs::Scan(attrs)) => self.scan(instr, &operands, attrs),
             (O::ReduceWindow, Attrs::Window(window)) => {
                 self.reduce_window(instr, &operands, window.as_ref())
