@@ -168,15 +168,16 @@ fn blame(
     error: &weft_ir::verify::VerifyError,
 ) -> Diagnostic {
     let rule = error.rule.code();
-    let hint = error.instr.map_or_else(
-        || "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
-        |instr| {
-            format!(
-                "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
-                module.instr(instr).name
-            )
-        },
-    );
+    let hint = match error.instr {
+        // Not a rule StableHLO lacks: HLO text cannot say what this op's
+        // types (or the tuples the lowering adds around them) become.
+        _ if error.rule == weft_ir::Rule::ShapeDepth => error.hint.clone().unwrap_or_default(),
+        None => "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
+        Some(instr) => format!(
+            "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
+            module.instr(instr).name
+        ),
+    };
     let (span, what) = match error.instr.and_then(|i| *origins.get(i)) {
         Some(op) => (
             body.span(op).unwrap_or_default(),

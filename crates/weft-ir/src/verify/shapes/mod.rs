@@ -16,13 +16,32 @@ mod gather_scatter;
 mod misc;
 mod reduce;
 
+use crate::module::Instr;
 use crate::opcode::Opcode;
+use crate::shape::MAX_SHAPE_DEPTH;
 use crate::verify::checker::Checker;
+use crate::verify::error::Rule;
+
+/// A shape nested deeper than HLO text reads back (tuples in tuples).
+fn check_depth(cx: &mut Checker, instr: Instr) {
+    let depth = cx.m.shapes.depth(cx.data(instr).shape);
+    if depth > MAX_SHAPE_DEPTH {
+        cx.report(
+            Rule::ShapeDepth,
+            instr,
+            format!("the shape nests {depth} levels deep; HLO text nests shapes at most {MAX_SHAPE_DEPTH} levels"),
+        )
+        .with_hint(format!(
+            "weft reads shapes nested at most {MAX_SHAPE_DEPTH} levels (a tuple is one level around its elements), so it writes none deeper"
+        ));
+    }
+}
 
 /// Runs the shape rule of every live instruction.
 pub(super) fn check(cx: &mut Checker) {
     for comp in cx.computations() {
         for &instr in cx.body(comp) {
+            check_depth(cx, instr);
             use Opcode as O;
             let opcode = cx.data(instr).opcode;
             match opcode {
