@@ -131,7 +131,20 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
         })?;
     let module = loaded.module;
     let exported = weft_stablehlo::export::export(&module).map_err(|message| {
-        tell!("error: {}: cannot export {message}", source.name);
+        match message
+            .instr
+            .and_then(|instr| loaded.source_map.instr(instr))
+        {
+            Some(span) => tell_text!(
+                "{}",
+                weft_ir::Diagnostic::error(
+                    span,
+                    format!("cannot export {}: {}", message.instruction, message.message)
+                )
+                .render(&source.name, &source.text)
+            ),
+            None => tell!("error: {}: cannot export {message}", source.name),
+        }
         ExitCode::FAILURE
     })?;
     for warning in &exported.warnings {

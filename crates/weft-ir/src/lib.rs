@@ -43,7 +43,9 @@ pub mod verify;
 
 pub use diagnostic::{Diagnostic, Span};
 pub use element_type::ElementType;
-pub use module::{Callees, Comp, CompData, Instr, InstrData, MAIN_THREAD, Module, Schedule};
+pub use module::{
+    Callees, Comp, CompData, Instr, InstrData, MAIN_THREAD, MAX_CALL_DEPTH, Module, Schedule,
+};
 pub use opcode::Opcode;
 pub use operands::Operands;
 pub use shape::{Shape, ShapeData};

@@ -36,6 +36,15 @@ crate::entity!(
 
 pub use crate::operands::Operands;
 
+/// How deeply computations may call one another, the entry computation
+/// being the first level: a loop body, a branch, a reducer or a called
+/// computation is one level below its caller's computation. The evaluator
+/// runs computations this deep (a loop's body counts once, not once per
+/// iteration), and what weft makes — a lowered StableHLO program, an exported
+/// HLO module's regions — nests no deeper, so what weft writes, it runs.
+/// Real programs nest a handful of levels.
+pub const MAX_CALL_DEPTH: usize = 256;
+
 /// The computations an instruction calls. Empty for nearly every
 /// instruction, which then allocates nothing; one pointer wide either way.
 pub type Callees = thin_vec::ThinVec<Comp>;

@@ -202,10 +202,21 @@ impl Layout {
     }
 }
 
+/// How many levels a shape may nest in HLO text, itself included: `f32[]`
+/// is one level, `(f32[])` two, `((f32[]), s32[])` three (a layout's `P(…)`
+/// physical shape and a `b(…)` buffer count as well). weft's HLO parser
+/// reads shapes, like everything it reads by recursion, this deep, so the
+/// verifier refuses a module whose shapes nest deeper: weft would write text
+/// it cannot read back. XLA sets no limit; real programs nest tuples a few
+/// levels deep.
+pub const MAX_SHAPE_DEPTH: u32 = crate::text::parser::MAX_DEPTH;
+
 /// The module's shape interner.
 #[derive(Clone)]
 pub struct ShapeTable {
     data: Vec<ShapeData>,
+    /// How deeply each shape nests ([`ShapeTable::depth`]).
+    depths: Vec<u32>,
     index: HashTable<Shape>,
     empty_tuple: Shape,
     token: Shape,
@@ -222,6 +233,7 @@ impl ShapeTable {
     pub fn new() -> Self {
         let mut table = ShapeTable {
             data: Vec::new(),
+            depths: Vec::new(),
             index: HashTable::new(),
             empty_tuple: Shape(0),
             token: Shape(0),
@@ -239,6 +251,20 @@ impl ShapeTable {
             return found;
         }
         let handle = Shape(self.data.len() as u32);
+        // The shapes `data` holds were interned before it.
+        let inner = match &data {
+            ShapeData::Array(array) => array
+                .layout
+                .as_ref()
+                .and_then(|layout| layout.physical_shape)
+                .map_or(0, |physical| self.depth(physical)),
+            ShapeData::Tuple(elements) => {
+                elements.iter().map(|&e| self.depth(e)).max().unwrap_or(0)
+            }
+            ShapeData::Buffer(inner) => self.depth(*inner),
+            ShapeData::Token | ShapeData::Opaque => 0,
+        };
+        self.depths.push(inner.saturating_add(1));
         self.data.push(data);
         let shapes = &self.data;
         self.index
@@ -250,6 +276,13 @@ impl ShapeTable {
     #[inline]
     pub fn get(&self, shape: Shape) -> &ShapeData {
         &self.data[shape.0 as usize]
+    }
+
+    /// How many levels `shape` nests in text, itself included (see
+    /// [`MAX_SHAPE_DEPTH`]).
+    #[inline]
+    pub fn depth(&self, shape: Shape) -> u32 {
+        self.depths[shape.0 as usize]
     }
 
     /// `()`.

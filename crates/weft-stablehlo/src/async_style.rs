@@ -26,7 +26,7 @@
 //! JAX's custom-call encoding is a third style the rewrite leaves alone; the
 //! lowering reads all three.
 
-use crate::future_origin::future_source;
+use crate::future_origin::FutureOrigins;
 use crate::ir::attribute::NamedAttribute;
 use crate::ir::{Body, Op, OpData, Type, Value};
 use crate::ops::{ExplicitPair, OpKind, OpName};
@@ -71,14 +71,20 @@ fn to_pairs(body: &mut Body, ops: &[Op]) -> Vec<Unconverted> {
             }
         }
     }
-    for &op in ops {
-        if body.ops[op].name.kind() != Some(OpKind::AsyncDone) {
-            continue;
-        }
-        let Some(&future) = body.ops[op].operands.first() else {
-            continue;
-        };
-        match future_source(body, future) {
+    // Renaming a done changes no way a future travels, so every start is
+    // found first.
+    let origins = FutureOrigins::new(body);
+    let dones: Vec<(Op, Option<Op>)> = ops
+        .iter()
+        .filter(|&&op| body.ops[op].name.kind() == Some(OpKind::AsyncDone))
+        .filter_map(|&op| {
+            let &future = body.ops[op].operands.first()?;
+            Some((op, origins.source(future)))
+        })
+        .collect();
+    drop(origins);
+    for (op, source) in dones {
+        match source {
             Some(start) => match body.ops[start].name.kind().and_then(ExplicitPair::of) {
                 Some(pair) => body.ops[op].name = OpName::Known(pair.done),
                 None => unconverted.push(Unconverted {

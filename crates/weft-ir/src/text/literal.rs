@@ -482,57 +482,71 @@ fn print_array(out: &mut String, array: &ArrayLiteral) {
         out.push('}');
         return;
     }
-    let mut index = vec![0i64; rank];
-    let mut linear = 0usize;
-    print_level(out, array, 0, &mut index, &mut linear);
+    print_levels(out, array);
 }
 
-fn print_level(
-    out: &mut String,
-    array: &ArrayLiteral,
-    d: usize,
-    index: &mut Vec<i64>,
-    linear: &mut usize,
-) {
-    let rank = array.dims.len();
-    let size = array.dims[d];
-    if d == rank - 1 {
-        out.push('{');
-        if size > 1 {
-            out.push(' ');
-        }
-        for i in 0..size {
-            if i > 0 {
-                out.push_str(", ");
+/// An array of rank 2 or more, as nested braces, one level per dimension
+/// (with XLA's `/*iN=M*/` comments above rank 3), without recursion: ranks
+/// are not bounded.
+fn print_levels(out: &mut String, array: &ArrayLiteral) {
+    let dims = &array.dims;
+    let rank = dims.len();
+    // The position in each open level.
+    let mut index = vec![0i64; rank];
+    let mut linear = 0usize;
+    let mut d = 0;
+    'open: loop {
+        // Open level `d`: the innermost prints its elements at once.
+        let size = dims[d];
+        if d == rank - 1 {
+            out.push('{');
+            if size > 1 {
+                out.push(' ');
             }
-            print_element(out, array, *linear);
-            *linear += 1;
+            for i in 0..size {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                print_element(out, array, linear);
+                linear += 1;
+            }
+            if size > 1 {
+                out.push(' ');
+            }
+            out.push('}');
+        } else {
+            out.push('{');
+            if rank > 3 && d > 0 {
+                out.push_str(" /*i");
+                out.push_str(&(d - 1).to_string());
+                out.push('=');
+                out.push_str(&index[d - 1].to_string());
+                out.push_str("*/");
+            }
+            if size > 0 {
+                out.push(' ');
+                index[d] = 0;
+                d += 1;
+                continue 'open;
+            }
+            out.push_str(" }");
         }
-        if size > 1 {
-            out.push(' ');
+        // Level `d` is closed: open its next sibling, closing the levels
+        // that have none.
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < dims[d] {
+                out.push_str(", ");
+                d += 1;
+                continue 'open;
+            }
+            out.push_str(" }");
         }
-        out.push('}');
-        return;
     }
-    out.push('{');
-    if rank > 3 && d > 0 {
-        out.push_str(" /*i");
-        out.push_str(&(d - 1).to_string());
-        out.push('=');
-        out.push_str(&index[d - 1].to_string());
-        out.push_str("*/");
-    }
-    if size > 0 {
-        out.push(' ');
-    }
-    for i in 0..size {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        index[d] = i;
-        print_level(out, array, d + 1, index, linear);
-    }
-    out.push_str(" }");
 }
 
 fn print_element(out: &mut String, array: &ArrayLiteral, i: usize) {

@@ -47,11 +47,20 @@
 //! is left out, as nothing can be matched with it (XLA runs this check only
 //! when its verifier is asked to, for GPU modules whose transfers all carry
 //! the attribute).
+//!
+//! **Bounds.** The walk steps into a computation wherever it is called, so a
+//! computation called twice by one called twice by … is walked a number of
+//! times exponential in that depth (XLA's walk is). A computation walked from
+//! an idle machine (expecting nothing) that leaves it idle will do the same
+//! again, so it is walked once; beyond that, the walk stops — and the check
+//! says nothing — after [`WALK_BUDGET`] instructions, and below
+//! [`MAX_CALL_DEPTH`] levels of calls, where weft runs nothing anyway. So the
+//! check takes bounded time and stack on any module.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::attrs::Attrs;
-use crate::module::{Comp, Instr, Module};
+use crate::module::{Comp, Instr, MAX_CALL_DEPTH, Module};
 use crate::opcode::Opcode;
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
@@ -60,6 +69,9 @@ use crate::verify::error::Rule;
 const SOURCE_TARGET_PAIRS_ATTRIBUTE: &str = "_xla_send_recv_source_target_pairs";
 /// The frontend attribute that marks a pipelined transfer.
 const PIPELINE_ATTRIBUTE: &str = "_xla_send_recv_pipeline";
+
+/// How many instructions the walk visits before it gives up.
+const WALK_BUDGET: usize = 1 << 24;
 
 pub(super) fn check(cx: &mut Checker) {
     let m = cx.m;
@@ -79,11 +91,18 @@ pub(super) fn check(cx: &mut Checker) {
             .filter_map(|i| m.instrs[i].callees.first().copied())
             .collect(),
         takes_part: FxHashMap::default(),
+        idle_to_idle: FxHashSet::default(),
+        budget: WALK_BUDGET,
     };
     let mut machine = PairingMachine::default();
-    let outcome = walker
-        .walk(entry, &mut machine)
-        .and_then(|()| machine.check_pending(m, None));
+    let outcome = walker.walk(entry, &mut machine, 1).and_then(|()| {
+        // A walk cut short has not seen every partner.
+        if walker.budget == 0 {
+            Ok(())
+        } else {
+            machine.check_pending(m, None)
+        }
+    });
     if let Err(problem) = outcome {
         let error = cx.report(Rule::AsyncDeadlock, problem.instr, problem.message);
         error.with_hint(problem.hint);
@@ -146,6 +165,11 @@ struct PairingMachine {
 }
 
 impl PairingMachine {
+    /// Expecting nothing, with nothing waiting.
+    fn is_idle(&self) -> bool {
+        self.expecting.is_none() && self.pending_sends.is_empty() && self.pending_recvs.is_empty()
+    }
+
     fn pending(&mut self, direction: Direction) -> &mut Vec<Transfer> {
         match direction {
             Direction::Send => &mut self.pending_sends,
@@ -345,12 +369,27 @@ struct Walker<'m> {
     /// computation it calls: the others cannot change the machine, so they
     /// are not walked.
     takes_part: FxHashMap<Comp, bool>,
+    /// Computations walked from an idle machine that left it idle.
+    idle_to_idle: FxHashSet<Comp>,
+    /// How many more instructions the walk may visit ([`WALK_BUDGET`]).
+    budget: usize,
 }
 
 impl<'m> Walker<'m> {
-    /// XLA's `VerifyNoCollectiveDeadlocksRecursive`.
-    fn walk(&mut self, comp: Comp, machine: &mut PairingMachine) -> Result<(), Problem> {
-        if !self.takes_part(comp) {
+    /// XLA's `VerifyNoCollectiveDeadlocksRecursive`, at call level `depth`
+    /// (the entry is the first), within the bounds the module documentation
+    /// gives.
+    fn walk(
+        &mut self,
+        comp: Comp,
+        machine: &mut PairingMachine,
+        depth: usize,
+    ) -> Result<(), Problem> {
+        if depth > MAX_CALL_DEPTH || self.budget == 0 || !self.takes_part(comp) {
+            return Ok(());
+        }
+        let idle = machine.is_idle();
+        if idle && self.idle_to_idle.contains(&comp) {
             return Ok(());
         }
         let m = self.m;
@@ -360,6 +399,10 @@ impl<'m> Walker<'m> {
             .copied()
             .unwrap_or(m.comps[comp].body.as_slice());
         for &instr in order {
+            if self.budget == 0 {
+                return Ok(());
+            }
+            self.budget -= 1;
             let Some(data) = m.instrs.get(instr) else {
                 continue;
             };
@@ -379,14 +422,17 @@ impl<'m> Walker<'m> {
                 if self.is_group(callee) {
                     // Sends and receives issued together: their own machine.
                     let mut group = PairingMachine::default();
-                    self.walk(callee, &mut group)?;
-                    if machine.expecting.is_some() {
+                    self.walk(callee, &mut group, depth + 1)?;
+                    if machine.expecting.is_some() && self.budget > 0 {
                         group.check_pending(m, Some(instr))?;
                     }
                 } else {
-                    self.walk(callee, machine)?;
+                    self.walk(callee, machine, depth + 1)?;
                 }
             }
+        }
+        if idle && machine.is_idle() && self.budget > 0 {
+            self.idle_to_idle.insert(comp);
         }
         Ok(())
     }
@@ -414,22 +460,47 @@ impl<'m> Walker<'m> {
                 .any(|&i| Some(i) != data.root && self.m.instrs[i].opcode != Opcode::Parameter)
     }
 
+    /// Whether `comp` holds a send, recv or collective, itself or in a
+    /// computation it calls; found for every computation below it at once,
+    /// without recursion (call chains may be long).
     fn takes_part(&mut self, comp: Comp) -> bool {
         if let Some(&known) = self.takes_part.get(&comp) {
             return known;
         }
         let m = self.m;
-        // The handles stage proved the call graph acyclic, so this ends.
-        let takes_part = m.comps[comp].body.iter().any(|&instr| {
-            let opcode = m.instrs[instr].opcode;
-            matches!(opcode, Opcode::Send | Opcode::Recv)
-                || is_other_collective(opcode)
-                || called_computations(m, instr)
-                    .into_iter()
-                    .any(|callee| self.takes_part(callee))
-        });
-        self.takes_part.insert(comp, takes_part);
-        takes_part
+        let callees = |comp: Comp| {
+            m.comps[comp]
+                .body
+                .iter()
+                .flat_map(move |&instr| called_computations(m, instr))
+        };
+        // Depth-first, each computation decided once its callees are; the
+        // handles stage proved the call graph acyclic.
+        let mut stack = vec![(comp, callees(comp))];
+        let mut on_stack = FxHashSet::from_iter([comp]);
+        while let Some((current, pending)) = stack.last_mut() {
+            let current = *current;
+            match pending.find(|callee| !self.takes_part.contains_key(callee)) {
+                Some(callee) if on_stack.insert(callee) => {
+                    stack.push((callee, callees(callee)));
+                }
+                Some(_) => {}
+                None => {
+                    stack.pop();
+                    on_stack.remove(&current);
+                    let takes_part = m.comps[current].body.iter().any(|&instr| {
+                        let opcode = m.instrs[instr].opcode;
+                        matches!(opcode, Opcode::Send | Opcode::Recv)
+                            || is_other_collective(opcode)
+                            || called_computations(m, instr)
+                                .into_iter()
+                                .any(|callee| self.takes_part.get(&callee) == Some(&true))
+                    });
+                    self.takes_part.insert(current, takes_part);
+                }
+            }
+        }
+        self.takes_part[&comp]
     }
 }
 

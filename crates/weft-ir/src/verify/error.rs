@@ -87,6 +87,9 @@ rules! {
     ControlFlow => "shape.control-flow",
     /// tuple and get-tuple-element.
     Tuple => "shape.tuple",
+    /// Shapes nest no deeper than HLO text reads back
+    /// ([`MAX_SHAPE_DEPTH`](crate::shape::MAX_SHAPE_DEPTH)).
+    ShapeDepth => "shape.depth",
     /// all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute,
     /// collective-broadcast, ragged-all-to-all and their first-class start/done.
     Collective => "shape.collective",

@@ -3,7 +3,6 @@
 //! one device), collectives on a single device, and the custom-calls that
 //! only annotate their operand.
 
-use weft_ir::async_chain::ChainTracer;
 use weft_ir::{Instr, Opcode, Shape};
 
 use super::{Evaluator, RunError};
@@ -93,7 +92,7 @@ impl Evaluator<'_> {
         let start = if opcode == Opcode::AsyncStart {
             instr
         } else {
-            ChainTracer::new(self.module)
+            self.chains
                 .chain_start(instr)
                 .ok_or_else(|| self.error(instr, "the async op's chain has no start"))?
         };

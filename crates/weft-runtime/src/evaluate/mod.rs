@@ -64,7 +64,8 @@ pub fn set_kernel_threads(threads: usize) {
 pub(crate) use elementwise::{binary, fold_f32};
 
 use rustc_hash::FxHashMap;
-use weft_ir::{Comp, Instr, Module};
+use weft_ir::async_chain::ChainTracer;
+use weft_ir::{Comp, Instr, MAX_CALL_DEPTH, Module};
 
 use crate::tensor::Value;
 
@@ -90,10 +91,6 @@ impl std::fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
-
-/// How deeply computations may call each other (loop bodies and branches
-/// count once per level, not per iteration).
-const MAX_CALL_DEPTH: usize = 256;
 
 /// The largest value one instruction may produce, in bytes, unless
 /// [`Limits`] says otherwise: a typo'd shape should be an error, not an
@@ -280,6 +277,13 @@ pub(crate) struct Evaluator<'m> {
     /// The execution order of each computation run so far.
     orders: FxHashMap<Comp, std::rc::Rc<Vec<Instr>>>,
     depth: usize,
+    /// The instruction being evaluated in the innermost computation running:
+    /// the caller of a computation about to run, which a call too deep is
+    /// blamed on.
+    current: Option<Instr>,
+    /// The starts of the async chains run so far: an update or a done finds
+    /// its start once, so a chain of n updates costs O(n).
+    pub(crate) chains: ChainTracer<'m>,
     /// Failed checks so far.
     pub(crate) check_failures: Vec<String>,
     /// What `interpreter.print` printed so far.
@@ -329,6 +333,8 @@ impl<'m> Evaluator<'m> {
             module,
             orders: FxHashMap::default(),
             depth: 0,
+            current: None,
+            chains: ChainTracer::new(module),
             check_failures: Vec::new(),
             printed: Vec::new(),
             outfeed: Vec::new(),
@@ -381,10 +387,17 @@ impl<'m> Evaluator<'m> {
     /// Runs `comp` with its parameters bound to `arguments`.
     pub(crate) fn call(&mut self, comp: Comp, arguments: Vec<Value>) -> Result<Value, RunError> {
         if self.depth >= MAX_CALL_DEPTH {
-            return Err(RunError {
-                instruction: Some(self.module.comp(comp).name.to_string()),
-                instr: None,
-                message: format!("computations nest more than {MAX_CALL_DEPTH} deep"),
+            let message = format!(
+                "calls %{}, which would nest computations more than {MAX_CALL_DEPTH} deep",
+                self.module.comp(comp).name
+            );
+            return Err(match self.current {
+                Some(caller) => self.error(caller, message),
+                None => RunError {
+                    instruction: Some(self.module.comp(comp).name.to_string()),
+                    instr: None,
+                    message,
+                },
             });
         }
         let data = self.module.comp(comp);
@@ -412,6 +425,7 @@ impl<'m> Evaluator<'m> {
         }
         self.depth += 1;
         let caller = panics::running();
+        let caller_instruction = self.current;
         let result = (|| {
             for &instr in order.iter() {
                 if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
@@ -426,6 +440,7 @@ impl<'m> Evaluator<'m> {
                 }
                 let started = self.now();
                 panics::set_running(Some(instr));
+                self.current = Some(instr);
                 let value = self.instruction(instr, &environment)?;
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
@@ -435,6 +450,7 @@ impl<'m> Evaluator<'m> {
                 .ok_or_else(|| self.error(root, "the root was never computed"))
         })();
         panics::set_running(caller);
+        self.current = caller_instruction;
         self.depth -= 1;
         result
     }

@@ -1,6 +1,7 @@
 //! One HLO instruction at a time: the StableHLO op (or ops) that compute the
 //! same value, as XLA's importer chooses them.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use weft_ir::attrs::{Attrs, CollectiveAttrs};
 use weft_ir::literal::Literal;
 use weft_ir::{Comp, Instr, Opcode};
@@ -28,8 +29,10 @@ const ASYNC_WRAPPABLE: &[Opcode] = &[
 impl Exporter<'_> {
     /// Exports `instr` into `block` and records its value.
     pub(crate) fn instruction(&mut self, block: Block, instr: Instr) -> ExportResult<()> {
-        let val = self.instruction_value(block, instr)?;
-        self.values.insert(instr, val);
+        let outer = self.exporting.replace(instr);
+        let val = self.instruction_value(block, instr);
+        self.exporting = outer;
+        self.values.insert(instr, val?);
         Ok(())
     }
 
@@ -651,11 +654,12 @@ impl Exporter<'_> {
             }
         };
         let (cond_block, cond_arguments) = self.region_block(op, types.clone());
-        let predicate = self.computation(condition, cond_block, vec![pack(cond_arguments)])?;
+        let predicate =
+            self.region_computation(condition, cond_block, vec![pack(cond_arguments)])?;
         let predicate = self.one(cond_block, &predicate)?;
         self.terminator(cond_block, OpKind::Return, vec![predicate]);
         let (body_block, body_arguments) = self.region_block(op, types);
-        let next = self.computation(body, body_block, vec![pack(body_arguments)])?;
+        let next = self.region_computation(body, body_block, vec![pack(body_arguments)])?;
         let root = self.root(body)?;
         let next = self.flatten(body_block, root, &next)?;
         self.terminator(body_block, OpKind::Return, next);
@@ -685,7 +689,7 @@ impl Exporter<'_> {
                 .ok_or_else(|| self.error(instr, "a branch without its operand"))?;
             let argument = self.val(operand)?;
             let (branch_block, _) = self.region_block(op, Vec::new());
-            let value = self.computation(branch, branch_block, vec![argument])?;
+            let value = self.region_computation(branch, branch_block, vec![argument])?;
             let root = self.root(branch)?;
             let returned = self.flatten(branch_block, root, &value)?;
             self.terminator(branch_block, OpKind::Return, returned);
@@ -969,15 +973,34 @@ impl Exporter<'_> {
 
     /// Whether the value of the async op `instr` reaches anything but the
     /// updates and the done of its chain (a tuple, a loop, a barrier, …).
+    /// Iterative, over the module's users found once: a chain may hold any
+    /// number of updates.
     fn escapes_chain(&self, instr: Instr) -> bool {
-        self.module
-            .users(instr)
-            .into_iter()
-            .any(|user| match self.module.instr(user).opcode {
-                Opcode::AsyncDone => false,
-                Opcode::AsyncUpdate => self.escapes_chain(user),
-                _ => true,
-            })
+        let users = self.users.get_or_init(|| {
+            let mut users: FxHashMap<Instr, Vec<Instr>> = FxHashMap::default();
+            for user in self.module.all_instrs() {
+                for &operand in &self.module.instr(user).operands {
+                    users.entry(operand).or_default().push(user);
+                }
+            }
+            users
+        });
+        let mut pending = vec![instr];
+        let mut seen = FxHashSet::default();
+        while let Some(op) = pending.pop() {
+            for &user in users.get(&op).map_or(&[][..], Vec::as_slice) {
+                match self.module.instr(user).opcode {
+                    Opcode::AsyncDone => {}
+                    Opcode::AsyncUpdate => {
+                        if seen.insert(user) {
+                            pending.push(user);
+                        }
+                    }
+                    _ => return true,
+                }
+            }
+        }
+        false
     }
 
     /// A constant of zeros of an array shape, or a tuple of them.

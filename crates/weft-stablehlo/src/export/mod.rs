@@ -19,6 +19,12 @@
 //!   `async_importer` does; `async-update`s disappear. StableHLO's
 //!   `async_start` holds only collectives and slices, so an async op wrapping
 //!   anything else is exported synchronously at its start, with a warning.
+//! - A computation that several instructions call, and that itself calls
+//!   computations as regions, is written once, as a private function that
+//!   its regions call: written into every region, it would repeat its own
+//!   regions once per caller, exponentially in how deep such sharing goes.
+//!   A computation that calls none (a reducer like `%add`) is written into
+//!   each region, as XLA's importer does.
 //! - Layouts, schedules, shardings and metadata are not carried over; each op
 //!   gets `loc("<instruction name>")`, so lowering the result back gives the
 //!   original names.
@@ -32,8 +38,8 @@ mod instructions;
 mod linalg;
 mod types;
 
-use rustc_hash::FxHashMap;
-use weft_ir::{Comp, Instr, Module, Opcode, Shape};
+use rustc_hash::{FxHashMap, FxHashSet};
+use weft_ir::{Comp, Instr, MAX_CALL_DEPTH, Module, Opcode, Shape};
 
 use crate::ir::attribute::NamedAttribute;
 use crate::ir::{Attribute, Block, Body, Location, Op, OpData, Type, Value};
@@ -53,6 +59,9 @@ pub struct Exported {
 pub struct ExportMessage {
     /// The instruction's computation and name, e.g. `main/%all-reduce-start`.
     pub instruction: String,
+    /// The instruction, when the message is about one (not a computation), for
+    /// finding it in the source.
+    pub instr: Option<Instr>,
     /// What happened.
     pub message: String,
 }
@@ -69,6 +78,7 @@ type ExportResult<T> = Result<T, ExportMessage>;
 pub fn export(module: &Module) -> Result<Exported, ExportMessage> {
     let entry = module.entry.ok_or_else(|| ExportMessage {
         instruction: module.name.clone(),
+        instr: None,
         message: "the module has no entry computation".into(),
     })?;
     let mut exporter = Exporter {
@@ -76,15 +86,22 @@ pub fn export(module: &Module) -> Result<Exported, ExportMessage> {
         body: Body::new(),
         values: FxHashMap::default(),
         functions: FxHashMap::default(),
+        symbols: FxHashSet::default(),
+        outlined: outlined(module),
         pending: Vec::new(),
         warnings: Vec::new(),
+        exporting: None,
+        depth: 0,
+        users: std::cell::OnceCell::new(),
     };
     exporter.module_attributes();
     exporter.functions.insert(entry, "main".to_string());
+    exporter.symbols.insert("main".to_string());
     exporter.function(entry, "main", true)?;
     while let Some((comp, name)) = exporter.pending.pop() {
         exporter.function(comp, &name, false)?;
     }
+    debug_assert_eq!(exporter.depth, 0);
     Ok(Exported {
         body: exporter.body,
         warnings: exporter.warnings,
@@ -105,9 +122,21 @@ pub(crate) struct Exporter<'m> {
     pub(crate) values: FxHashMap<Instr, Val>,
     /// Computations exported as functions, by symbol name.
     functions: FxHashMap<Comp, String>,
+    /// The symbols of `functions`.
+    symbols: FxHashSet<String>,
+    /// Computations regions call as functions rather than hold (see the
+    /// module documentation).
+    outlined: FxHashSet<Comp>,
     /// Functions still to write.
     pending: Vec<(Comp, String)>,
     pub(crate) warnings: Vec<ExportMessage>,
+    /// The instruction being exported (the innermost, as instructions export
+    /// the computations they call).
+    exporting: Option<Instr>,
+    /// How many computations are being exported, one inside the other.
+    depth: usize,
+    /// The users of every instruction, found when first needed.
+    users: std::cell::OnceCell<FxHashMap<Instr, Vec<Instr>>>,
 }
 
 impl<'m> Exporter<'m> {
@@ -146,6 +175,7 @@ impl<'m> Exporter<'m> {
                 self.module.comp(self.module.parent(instr)).name,
                 data.name
             ),
+            instr: Some(instr),
             message: message.into(),
         }
     }
@@ -164,10 +194,11 @@ impl<'m> Exporter<'m> {
         let base = symbol(&self.module.comp(comp).name);
         let mut name = base.clone();
         let mut n = 1;
-        while self.functions.values().any(|taken| *taken == name) {
+        while self.symbols.contains(&name) {
             name = format!("{base}_{n}");
             n += 1;
         }
+        self.symbols.insert(name.clone());
         self.functions.insert(comp, name.clone());
         self.pending.push((comp, name.clone()));
         name
@@ -217,13 +248,47 @@ impl<'m> Exporter<'m> {
     pub(crate) fn root(&self, comp: Comp) -> ExportResult<Instr> {
         self.module.comp(comp).root.ok_or_else(|| ExportMessage {
             instruction: self.module.comp(comp).name.to_string(),
+            instr: None,
             message: "the computation has no root".into(),
         })
     }
 
     /// Exports the instructions of `comp` into `block`, its parameters bound to
     /// `params`; returns the root's value.
+    ///
+    /// A computation an instruction calls becomes a region inside the
+    /// instruction's op (or its ops are written in place), one level deeper:
+    /// [`MAX_CALL_DEPTH`] levels at most, as many as weft runs, so that the
+    /// recursion stays bounded and the file nests within what the parser
+    /// reads ([`MAX_DEPTH`](crate::text::MAX_DEPTH)). Functions start again at
+    /// the first level.
     pub(crate) fn computation(
+        &mut self,
+        comp: Comp,
+        block: Block,
+        params: Vec<Val>,
+    ) -> ExportResult<Val> {
+        if self.depth >= MAX_CALL_DEPTH {
+            let message = format!(
+                "its computation %{} would be a region nested more than {MAX_CALL_DEPTH} levels deep",
+                self.module.comp(comp).name
+            );
+            return Err(match self.exporting {
+                Some(instr) => self.error(instr, message),
+                None => ExportMessage {
+                    instruction: self.module.comp(comp).name.to_string(),
+                    instr: None,
+                    message,
+                },
+            });
+        }
+        self.depth += 1;
+        let value = self.computation_here(comp, block, params);
+        self.depth -= 1;
+        value
+    }
+
+    fn computation_here(
         &mut self,
         comp: Comp,
         block: Block,
@@ -233,6 +298,7 @@ impl<'m> Exporter<'m> {
         if params.len() != data.params.len() {
             return Err(ExportMessage {
                 instruction: data.name.to_string(),
+                instr: None,
                 message: format!(
                     "{} parameter(s) but {} value(s) to bind",
                     data.params.len(),
@@ -432,6 +498,44 @@ impl<'m> Exporter<'m> {
         (block, arguments)
     }
 
+    /// `comp` as the body of a region's `block`, its parameters bound to
+    /// `params`: its instructions in place, or a call of it as a function
+    /// when it is outlined (see the module documentation); returns the
+    /// root's value.
+    pub(crate) fn region_computation(
+        &mut self,
+        comp: Comp,
+        block: Block,
+        params: Vec<Val>,
+    ) -> ExportResult<Val> {
+        if !self.outlined.contains(&comp) {
+            return self.computation(comp, block, params);
+        }
+        let mut operands = Vec::new();
+        for (param, value) in self.module.comp(comp).params.iter().zip(&params) {
+            let operand = self.one(block, value)?;
+            // A future carried in a loop's state has no HLO shape to type a
+            // function parameter with: such a body stays in place.
+            if *self.body.ty(operand) != self.ty(*param, self.module.shape_of(*param))? {
+                return self.computation(comp, block, params);
+            }
+            operands.push(operand);
+        }
+        let symbol = self.function_symbol(comp);
+        let root = self.root(comp)?;
+        let shape = self.module.shape_of(root);
+        let results = self.flat_types(root, shape)?;
+        let op = self.emit(
+            block,
+            OpKind::Call,
+            operands,
+            results,
+            vec![("callee", Attribute::SymbolRef(vec![symbol]))],
+            None,
+        );
+        Ok(self.results_val(op, shape))
+    }
+
     /// Adds to `op` a region holding `comp` with its parameters as block
     /// arguments (scalars become rank-0 tensors), ended by `stablehlo.return`
     /// of the root (flattened when `flatten_root`).
@@ -449,7 +553,7 @@ impl<'m> Exporter<'m> {
         }
         let (block, arguments) = self.region_block(op, types);
         let bound = arguments.into_iter().map(Val::One).collect();
-        let root_val = self.computation(comp, block, bound)?;
+        let root_val = self.region_computation(comp, block, bound)?;
         let root = self.root(comp)?;
         let returned = if flatten_root {
             self.flatten(block, root, &root_val)?
@@ -459,6 +563,49 @@ impl<'m> Exporter<'m> {
         self.terminator(block, OpKind::Return, returned);
         Ok(())
     }
+}
+
+/// The computations regions call as functions: those that more than one
+/// instruction calls and that call computations as regions themselves.
+/// (An async op's wrapped computation is always written in place.)
+fn outlined(module: &Module) -> FxHashSet<Comp> {
+    let holds_regions = |instr: Instr| {
+        let data = module.instr(instr);
+        !data.callees.is_empty()
+            && !matches!(
+                data.opcode,
+                Opcode::Call
+                    | Opcode::Fusion
+                    | Opcode::CustomCall
+                    | Opcode::AsyncStart
+                    | Opcode::AsyncUpdate
+                    | Opcode::AsyncDone
+            )
+    };
+    let mut callers: FxHashMap<Comp, usize> = FxHashMap::default();
+    let mut with_regions: FxHashSet<Comp> = FxHashSet::default();
+    for comp in module.computations() {
+        for &instr in &module.comp(comp).body {
+            let data = module.instr(instr);
+            if matches!(
+                data.opcode,
+                Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
+            ) {
+                continue;
+            }
+            for &callee in &data.callees {
+                *callers.entry(callee).or_default() += 1;
+            }
+            if holds_regions(instr) {
+                with_regions.insert(comp);
+            }
+        }
+    }
+    callers
+        .into_iter()
+        .filter(|&(comp, count)| count > 1 && with_regions.contains(&comp))
+        .map(|(comp, _)| comp)
+        .collect()
 }
 
 /// The instructions of `comp` with every operand before its users, in text

@@ -146,7 +146,17 @@ fn dotted_name(c: &mut Cursor<'_>) -> Option<String> {
     Some(name)
 }
 
+/// One parameter, one nesting level down: lists and nested attributes hold
+/// parameters (the parser has checked the text's nesting against
+/// [`MAX_DEPTH`](crate::text::MAX_DEPTH); text made elsewhere gets the same bound).
 fn parse_param(c: &mut Cursor<'_>) -> Option<Param> {
+    c.descend().ok()?;
+    let param = parse_param_unnested(c);
+    c.ascend();
+    param
+}
+
+fn parse_param_unnested(c: &mut Cursor<'_>) -> Option<Param> {
     match c.peek() {
         b'[' | b'(' => {
             let close = if c.eat(b'[') {

@@ -23,6 +23,7 @@ pub mod dialect_attr;
 pub mod location;
 pub mod types;
 
+use rustc_hash::FxHashMap;
 use weft_ir::Span;
 use weft_ir::entity;
 use weft_ir::entity::{EntityVec, SecondaryMap};
@@ -251,13 +252,16 @@ impl Body {
         self.value_names.get(value).as_deref()
     }
 
-    /// Every op nested anywhere under `op`'s regions, in pre-order.
+    /// `op` and every op nested anywhere under its regions, in pre-order.
+    /// Iterative: regions may nest deeper than the stack would allow
+    /// recursion to follow.
     pub fn walk(&self, op: Op, visit: &mut dyn FnMut(Op)) {
-        visit(op);
-        for &region in &self.ops[op].regions {
-            for &block in &self.regions[region].blocks {
-                for &inner in &self.blocks[block].ops {
-                    self.walk(inner, visit);
+        let mut pending = vec![op];
+        while let Some(op) = pending.pop() {
+            visit(op);
+            for &region in self.ops[op].regions.iter().rev() {
+                for &block in self.regions[region].blocks.iter().rev() {
+                    pending.extend(self.blocks[block].ops.iter().rev());
                 }
             }
         }
@@ -299,29 +303,26 @@ impl Body {
     }
 
     /// The name a location gives (`loc("psum.3")`, through aliases, call sites and
-    /// fused locations).
+    /// fused locations). Each alias is looked for in the list of them: a pass
+    /// that names many ops uses [`Body::location_names`].
     pub fn location_name(&self, location: Option<&Location>) -> Option<String> {
-        let mut location = location?;
-        for _ in 0..16 {
-            match location {
-                Location::Name { name, .. } => return Some(name.clone()),
-                Location::Alias(alias) => {
-                    location = &self
-                        .location_aliases
-                        .iter()
-                        .find(|a| &a.name == alias)?
-                        .location;
-                }
-                Location::CallSite { callee, .. } => location = callee,
-                Location::Fused { locations, .. } => {
-                    location = locations
-                        .iter()
-                        .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
-                }
-                _ => return None,
-            }
+        location_name(location, |alias| {
+            self.location_aliases
+                .iter()
+                .find(|a| a.name == alias)
+                .map(|a| &a.location)
+        })
+    }
+
+    /// The names locations give, with the aliases looked up by name.
+    pub fn location_names(&self) -> LocationNames<'_> {
+        let mut aliases = FxHashMap::default();
+        for alias in &self.location_aliases {
+            aliases
+                .entry(alias.name.as_str())
+                .or_insert(&alias.location);
         }
-        None
+        LocationNames { aliases }
     }
 
     /// The symbol name (`sym_name`) of `op`, if it has one.
@@ -336,6 +337,41 @@ impl Body {
         attribute::find(&self.ops[op].properties, name)
             .or_else(|| attribute::find(&self.ops[op].attributes, name))
     }
+}
+
+/// Location aliases by name, to name many ops ([`Body::location_names`]).
+pub struct LocationNames<'b> {
+    aliases: FxHashMap<&'b str, &'b Location>,
+}
+
+impl LocationNames<'_> {
+    /// The name `location` gives, as [`Body::location_name`] says.
+    pub fn name(&self, location: Option<&Location>) -> Option<String> {
+        location_name(location, |alias| self.aliases.get(alias).copied())
+    }
+}
+
+/// The name `location` gives, following at most 16 steps through aliases
+/// (looked up by `alias`), call sites and fused locations.
+fn location_name<'l>(
+    location: Option<&'l Location>,
+    alias: impl Fn(&str) -> Option<&'l Location>,
+) -> Option<String> {
+    let mut location = location?;
+    for _ in 0..16 {
+        match location {
+            Location::Name { name, .. } => return Some(name.clone()),
+            Location::Alias(name) => location = alias(name)?,
+            Location::CallSite { callee, .. } => location = callee,
+            Location::Fused { locations, .. } => {
+                location = locations
+                    .iter()
+                    .find(|l| matches!(l, Location::Name { .. } | Location::Alias(_)))?;
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 impl Default for Body {

@@ -755,7 +755,9 @@ impl Lowering<'_> {
             | Opcode::AllGatherStart
             | Opcode::CollectivePermuteStart
             | Opcode::AsyncStart => self.module.instrs[start].opcode,
-            _ => crate::future_origin::future_source(self.body, self.body.ops[op].operands[0])
+            _ => self
+                .future_origins
+                .source(self.body.ops[op].operands[0])
                 .and_then(|source| self.values.get(&self.body.ops[source].results[0]))
                 .map(|&origin| self.module.instrs[origin].opcode)
                 .unwrap_or(self.module.instrs[start].opcode),

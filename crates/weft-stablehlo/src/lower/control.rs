@@ -3,8 +3,8 @@
 //! `chlo.scan`), control flow (`while`, `if`, `case`) and `func.call`.
 //!
 //! A reducer's block arguments become its parameters. The regions of `while`,
-//! `if` and `case` may read values defined outside them; those *captures* are
-//! found by walking the regions, and travel with the loop state (after the
+//! `if` and `case` may read values defined outside them; those *captures*
+//! (found once for every region, `captures`) travel with the loop state (after the
 //! loop-carried values, passed through unchanged by the body) or in each
 //! branch's operand tuple. A captured constant is re-created inside the
 //! computation instead, which is also what lets reducers use constants from
@@ -15,7 +15,6 @@
 //! branch's results from their StableHLO types, which say nothing of the
 //! start's HLO shape, so such a program is refused at the op.
 
-use rustc_hash::FxHashSet;
 use weft_ir::attrs::{Attrs, ParameterAttrs, ScanAttrs, Window, WindowDim};
 use weft_ir::{Callees, Comp, Instr, Opcode, Shape};
 
@@ -445,7 +444,7 @@ impl Lowering<'_> {
     fn refuse_futures_crossing(&self, op: Op, values: &[Value], boundary: &str) -> LowerResult<()> {
         let Some(&future) = values
             .iter()
-            .find(|&&v| crate::future_origin::future_source(self.body, v).is_some())
+            .find(|&&v| self.future_origins.source(v).is_some())
         else {
             return Ok(());
         };
@@ -462,24 +461,10 @@ impl Lowering<'_> {
 
     // ----- captures -----
 
-    /// The values `regions` use but do not define, in order of first use.
+    /// The values `regions` (one region, or all of one op's) use but do not
+    /// define, in order of first use.
     pub(crate) fn captures(&self, regions: &[Region]) -> Vec<Value> {
-        let mut seen = FxHashSet::default();
-        let mut captures = Vec::new();
-        for &region in regions {
-            for &block in &self.body.regions[region].blocks {
-                for &inner in &self.body.blocks[block].ops {
-                    self.body.walk(inner, &mut |nested| {
-                        for &operand in &self.body.ops[nested].operands {
-                            if !self.defined_within(operand, regions) && seen.insert(operand) {
-                                captures.push(operand);
-                            }
-                        }
-                    });
-                }
-            }
-        }
-        captures
+        self.captures.of_regions(self.body, regions)
     }
 
     /// The captures of `regions` that are not constants.
@@ -498,26 +483,6 @@ impl Lowering<'_> {
             }
             _ => None,
         }
-    }
-
-    /// Whether `value` is defined inside one of `regions`.
-    fn defined_within(&self, value: Value, regions: &[Region]) -> bool {
-        let mut block = match self.body.values[value].def {
-            ValueDef::Result(op, _) => self.body.ops[op].parent,
-            ValueDef::Argument(block, _) => Some(block),
-        };
-        while let Some(current) = block {
-            let Some(region) = self.body.blocks[current].parent else {
-                return false;
-            };
-            if regions.contains(&region) {
-                return true;
-            }
-            block = self.body.regions[region]
-                .parent
-                .and_then(|owner| self.body.ops[owner].parent);
-        }
-        false
     }
 
     /// Re-creates the constants `regions` capture inside `comp`; other

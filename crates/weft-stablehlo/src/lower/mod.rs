@@ -44,6 +44,7 @@
 //! (The tests check every corpus program.)
 
 mod boolean_bitcast;
+mod captures;
 mod chlo;
 mod collectives;
 pub(crate) use collectives::synchronous_name;
@@ -64,10 +65,13 @@ use weft_ir::attrs::{Attrs, ParameterAttrs, Sharding};
 use weft_ir::entity::SecondaryMap;
 use weft_ir::literal::ArrayLiteral;
 use weft_ir::names::NameUniquer;
-use weft_ir::{Callees, Comp, Diagnostic, Instr, InstrData, Module, Opcode, Shape, Span};
+use weft_ir::{
+    Callees, Comp, Diagnostic, Instr, InstrData, MAX_CALL_DEPTH, Module, Opcode, Shape, Span,
+};
 
+use crate::future_origin::FutureOrigins;
 use crate::ir::dialect_attr::SdyMesh;
-use crate::ir::{Attribute, Block, Body, Op, Type, Value};
+use crate::ir::{Attribute, Block, Body, LocationNames, Op, Type, Value};
 use crate::ops::OpKind;
 
 /// A lowering error, located at the op it is about.
@@ -168,15 +172,16 @@ fn blame(
     error: &weft_ir::verify::VerifyError,
 ) -> Diagnostic {
     let rule = error.rule.code();
-    let hint = error.instr.map_or_else(
-        || "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
-        |instr| {
-            format!(
-                "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
-                module.instr(instr).name
-            )
-        },
-    );
+    let hint = match error.instr {
+        // Not a rule StableHLO lacks: HLO text cannot say what this op's
+        // types (or the tuples the lowering adds around them) become.
+        _ if error.rule == weft_ir::Rule::ShapeDepth => error.hint.clone().unwrap_or_default(),
+        None => "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it in the lowered module".to_string(),
+        Some(instr) => format!(
+            "weft's StableHLO verifier does not check this rule yet; HLO's verifier found it at %{} of the lowered module: check the op's operand and result types",
+            module.instr(instr).name
+        ),
+    };
     let (span, what) = match error.instr.and_then(|i| *origins.get(i)) {
         Some(op) => (
             body.span(op).unwrap_or_default(),
@@ -229,6 +234,15 @@ pub(crate) struct Lowering<'b> {
     /// The op each instruction was lowered from, for locating errors in the
     /// lowered module.
     origins: SecondaryMap<Instr, Option<Op>>,
+    /// Where the program's futures started.
+    pub(crate) future_origins: FutureOrigins<'b>,
+    /// What each region captures.
+    captures: captures::Captures,
+    /// The names the program's locations give its ops.
+    location_names: LocationNames<'b>,
+    /// How many blocks are being lowered, one inside the other: the level
+    /// of the computation being filled ([`MAX_CALL_DEPTH`]).
+    depth: usize,
 }
 
 impl<'b> Lowering<'b> {
@@ -249,6 +263,10 @@ impl<'b> Lowering<'b> {
             known_values: FxHashMap::default(),
             lowering: None,
             origins: SecondaryMap::with_default(None),
+            future_origins: FutureOrigins::new(body),
+            captures: captures::Captures::new(body),
+            location_names: body.location_names(),
+            depth: 0,
         };
         let module_op = body.module;
         let replicas = integer_attribute(body.attribute(module_op, "mhlo.num_replicas"));
@@ -312,12 +330,34 @@ impl<'b> Lowering<'b> {
         self.module.add_comp(name)
     }
 
-    /// The computation of function `func`, lowering it on first use.
+    /// The computation of function `func`, lowering it on first use (at the
+    /// call being lowered, which a call chain too deep to run is blamed on).
     pub(crate) fn function_computation(&mut self, func: Op) -> LowerResult<Comp> {
         if let Some(&comp) = self.function_comps.get(&func) {
             return Ok(comp);
         }
+        self.check_depth("the function")?;
         self.lower_function(func, false)
+    }
+
+    /// Refuses to go one computation level deeper than [`MAX_CALL_DEPTH`],
+    /// at the op being lowered, which would make `what` a computation there.
+    /// The lowering recurses once per level, and the evaluator runs no
+    /// deeper, so a deeper program is refused here rather than by a stack
+    /// overflow or at its run.
+    fn check_depth(&self, what: &str) -> LowerResult<()> {
+        if self.depth < MAX_CALL_DEPTH {
+            return Ok(());
+        }
+        let message =
+            format!("{what} would be a computation nested more than {MAX_CALL_DEPTH} levels deep");
+        let hint = format!(
+            "weft runs computations nested at most {MAX_CALL_DEPTH} deep: each function call and each region of a loop, branch or reducer is one level below its caller"
+        );
+        Err(match self.lowering {
+            Some(op) => self.error_with_hint(op, message, hint),
+            None => Box::new(Diagnostic::error(Span::default(), message).with_hint(hint)),
+        })
     }
 
     /// The function named `symbol`.
@@ -376,8 +416,9 @@ impl<'b> Lowering<'b> {
             } else {
                 (self.shape(&ty).map_err(|m| self.error(func, m))?, None)
             };
-            let name = body
-                .location_name(body.values[argument].location.as_ref())
+            let name = self
+                .location_names
+                .name(body.values[argument].location.as_ref())
                 .unwrap_or_else(|| format!("Arg_{index}"));
             let parameter = self.emit(
                 comp,
@@ -456,6 +497,14 @@ impl<'b> Lowering<'b> {
     /// Lowers the ops of `block` into `comp`; returns the instructions of the
     /// values its terminator returns.
     pub(crate) fn lower_block(&mut self, comp: Comp, block: Block) -> LowerResult<Vec<Instr>> {
+        self.check_depth("its region")?;
+        self.depth += 1;
+        let results = self.lower_block_here(comp, block);
+        self.depth -= 1;
+        results
+    }
+
+    fn lower_block_here(&mut self, comp: Comp, block: Block) -> LowerResult<Vec<Instr>> {
         let ops = self.body.blocks[block].ops.clone();
         let Some((&terminator, rest)) = ops.split_last() else {
             return Err(Box::new(Diagnostic::error(
@@ -642,8 +691,8 @@ impl<'b> Lowering<'b> {
     /// The name for `op`'s instruction: its location's name when it has one
     /// (as XLA's translation does), else `fallback`.
     pub(crate) fn name_for(&self, op: Op, fallback: &str) -> String {
-        self.body
-            .location_name(self.body.ops[op].location.as_ref())
+        self.location_names
+            .name(self.body.ops[op].location.as_ref())
             .unwrap_or_else(|| fallback.to_string())
     }
 
@@ -718,6 +767,8 @@ fn sanitize(text: &str) -> String {
     out
 }
 
+/// Appends the computations `comp` reaches to `order`, callees first, in the
+/// order their callers name them; iterative, as call chains may be long.
 fn post_order(
     module: &Module,
     comp: Comp,
@@ -727,12 +778,22 @@ fn post_order(
     if !seen.insert(comp) {
         return;
     }
-    for &instr in &module.comps[comp].body {
-        for &callee in &module.instrs[instr].callees {
-            post_order(module, callee, seen, order);
+    let callees = |comp: Comp| {
+        module.comps[comp]
+            .body
+            .iter()
+            .flat_map(|&instr| module.instrs[instr].callees.iter().copied())
+    };
+    let mut stack = vec![(comp, callees(comp))];
+    while let Some((_, pending)) = stack.last_mut() {
+        match pending.find(|&callee| seen.insert(callee)) {
+            Some(callee) => stack.push((callee, callees(callee))),
+            None => {
+                let (done, _) = stack.pop().expect("a computation on the stack");
+                order.push(done);
+            }
         }
     }
-    order.push(comp);
 }
 
 #[cfg(test)]

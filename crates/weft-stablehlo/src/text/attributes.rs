@@ -12,19 +12,36 @@ use crate::text::float;
 use crate::text::parser::Parser;
 use crate::text::types::{print_element_kind, print_type};
 
-/// One literal inside `dense<…>`, before the type says what it means.
+/// One element literal inside `dense<…>`, before the type says what it
+/// means.
 #[derive(Debug)]
 enum DenseLiteral {
-    List(Vec<DenseLiteral>),
     Number { text: String, at: usize },
     Bool(bool),
     Complex(Box<DenseLiteral>, Box<DenseLiteral>),
     Str(String),
 }
 
+/// What `dense<…>` holds: one element for every position (a splat), or
+/// nested lists, read into the shape they spell and their elements in
+/// row-major order.
+#[derive(Debug)]
+enum DenseText {
+    Splat(DenseLiteral),
+    Lists {
+        shape: Vec<i64>,
+        elements: Vec<DenseLiteral>,
+    },
+}
+
 impl Parser<'_> {
-    /// Any attribute value.
+    /// Any attribute value, one nesting level down (arrays and dictionaries
+    /// hold attributes).
     pub(crate) fn parse_attribute(&mut self) -> PResult<Attribute> {
+        self.nested(Self::parse_attribute_unnested)
+    }
+
+    fn parse_attribute_unnested(&mut self) -> PResult<Attribute> {
         // The value starts at its first byte, after any blanks: an attribute
         // kept as its text must not keep them, or each print adds one more.
         let first = self.c.peek();
@@ -280,7 +297,7 @@ impl Parser<'_> {
                     ),
                 ));
             }
-            Some(DenseLiteral::Str(text)) if text.starts_with("0x") => {
+            Some(DenseText::Splat(DenseLiteral::Str(text))) if text.starts_with("0x") => {
                 self.dense_from_hex(&text, &tensor.element, &dims, start)?
             }
             Some(literal) => self.dense_from_literal(literal, &tensor.element, &dims, start)?,
@@ -291,29 +308,80 @@ impl Parser<'_> {
         })))
     }
 
-    fn parse_dense_literal(&mut self) -> PResult<DenseLiteral> {
+    /// What is inside `dense<…>`. Nested lists are as deep as the tensor's
+    /// rank, which nothing bounds, so they are read without recursion: the
+    /// depth of each element and the length of each list are checked as they
+    /// come (every list at one depth as long as the first, every element at
+    /// one depth), which is the shape.
+    fn parse_dense_literal(&mut self) -> PResult<DenseText> {
+        let start = self.c.pos;
+        if !self.c.eat(b'[') {
+            return Ok(DenseText::Splat(self.parse_dense_element()?));
+        }
+        let not_rectangular = |p: &Self| p.c.error_at(start, "dense literal is not rectangular");
+        // The items read so far in each open list, outermost first.
+        let mut open: Vec<i64> = vec![0];
+        // The length of the lists at each depth, once one has closed.
+        let mut shape: Vec<Option<i64>> = Vec::new();
+        // At each depth, whether the items there are lists (or elements).
+        let mut holds_lists: Vec<bool> = Vec::new();
+        let mut elements = Vec::new();
+        let mut just_opened = true;
+        loop {
+            if !(just_opened && self.c.peek() == b']') {
+                let depth = open.len() - 1;
+                *open.last_mut().expect("an open list") += 1;
+                let is_list = self.c.peek() == b'[';
+                match holds_lists.get(depth) {
+                    Some(&lists) if lists != is_list => return Err(not_rectangular(self)),
+                    Some(_) => {}
+                    None => holds_lists.push(is_list),
+                }
+                if is_list {
+                    self.c.eat(b'[');
+                    open.push(0);
+                    just_opened = true;
+                    continue;
+                }
+                elements.push(self.parse_dense_element()?);
+            }
+            // After an item: `,` and the next, or `]` closing the list (and
+            // perhaps the lists around it).
+            loop {
+                if self.c.eat(b',') {
+                    just_opened = false;
+                    break;
+                }
+                self.c.expect(b']', "',' or ']' in a dense literal")?;
+                let length = open.pop().expect("an open list");
+                let depth = open.len();
+                if shape.len() <= depth {
+                    shape.resize(depth + 1, None);
+                }
+                match shape[depth] {
+                    Some(first) if first != length => return Err(not_rectangular(self)),
+                    Some(_) => {}
+                    None => shape[depth] = Some(length),
+                }
+                if open.is_empty() {
+                    let shape = shape.into_iter().map(|n| n.unwrap_or(0)).collect();
+                    return Ok(DenseText::Lists { shape, elements });
+                }
+            }
+        }
+    }
+
+    /// One element literal: a number, `true`, `false`, a string, or a
+    /// complex number `(re, im)`.
+    fn parse_dense_element(&mut self) -> PResult<DenseLiteral> {
         let at = self.c.pos;
         match self.c.peek() {
-            b'[' => {
-                self.c.eat(b'[');
-                let mut items = Vec::new();
-                if !self.c.eat(b']') {
-                    loop {
-                        items.push(self.parse_dense_literal()?);
-                        if self.c.eat(b']') {
-                            break;
-                        }
-                        self.c.expect(b',', "',' or ']' in a dense literal")?;
-                    }
-                }
-                Ok(DenseLiteral::List(items))
-            }
             b'(' => {
                 self.c.eat(b'(');
-                let re = self.parse_dense_literal()?;
+                let re = self.parse_dense_number()?;
                 self.c
                     .expect(b',', "',' between the parts of a complex literal")?;
-                let im = self.parse_dense_literal()?;
+                let im = self.parse_dense_number()?;
                 self.c.expect(b')', "')' to close the complex literal")?;
                 Ok(DenseLiteral::Complex(Box::new(re), Box::new(im)))
             }
@@ -339,35 +407,42 @@ impl Parser<'_> {
         }
     }
 
+    /// A number (a part of a complex literal).
+    fn parse_dense_number(&mut self) -> PResult<DenseLiteral> {
+        let at = self.c.pos;
+        match self.c.number_text() {
+            Some(text) => Ok(DenseLiteral::Number {
+                text: text.to_string(),
+                at,
+            }),
+            None => Err(self.c.error_expected("a number in a complex literal")),
+        }
+    }
+
     fn dense_from_literal(
         &self,
-        literal: DenseLiteral,
+        literal: DenseText,
         element: &ElementKind,
         dims: &[i64],
         start: usize,
     ) -> PResult<DenseValues> {
         let count = weft_ir::size::product(dims).map_or(i64::MAX, |n| n.as_i64());
-        // The shape the literal spells, and its scalars in row-major order.
-        let mut scalars = Vec::new();
-        let splat = !matches!(literal, DenseLiteral::List(_));
-        let mut shape = Vec::new();
-        if !splat {
-            shape_of(&literal, &mut shape);
-        }
-        flatten(literal, &mut scalars);
-        if !splat && shape != dims {
-            return Err(self.c.error_at(
-                start,
-                format!(
-                    "inferred shape of elements literal ([{}]) does not match type ([{}])",
-                    join(&shape),
-                    join(dims)
-                ),
-            ));
-        }
-        if !splat && scalars.len() as i64 != count {
-            return Err(self.c.error_at(start, "dense literal is not rectangular"));
-        }
+        let (splat, scalars) = match literal {
+            DenseText::Splat(scalar) => (true, vec![scalar]),
+            DenseText::Lists { shape, elements } => {
+                if shape != dims {
+                    return Err(self.c.error_at(
+                        start,
+                        format!(
+                            "inferred shape of elements literal ([{}]) does not match type ([{}])",
+                            join(&shape),
+                            join(dims)
+                        ),
+                    ));
+                }
+                (false, elements)
+            }
+        };
         if let Some(DenseLiteral::Str(_)) = scalars.first() {
             let strings: Vec<String> = scalars
                 .into_iter()
@@ -577,26 +652,6 @@ impl Parser<'_> {
             DenseArrayValues::Integers(integers)
         };
         Ok(Attribute::DenseArray(DenseArray { element, values }))
-    }
-}
-
-fn shape_of(literal: &DenseLiteral, shape: &mut Vec<i64>) {
-    if let DenseLiteral::List(items) = literal {
-        shape.push(items.len() as i64);
-        if let Some(first) = items.first() {
-            shape_of(first, shape);
-        }
-    }
-}
-
-fn flatten(literal: DenseLiteral, out: &mut Vec<DenseLiteral>) {
-    match literal {
-        DenseLiteral::List(items) => {
-            for item in items {
-                flatten(item, out);
-            }
-        }
-        other => out.push(other),
     }
 }
 
@@ -853,10 +908,7 @@ pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
             } else if strings.iter().all(|s| s == &strings[0]) {
                 print_string(out, &strings[0]);
             } else {
-                let mut next = 0;
-                print_nested(out, &dims, &mut next, &mut |out, i| {
-                    print_string(out, &strings[i])
-                });
+                print_nested(out, &dims, &mut |out, i| print_string(out, &strings[i]));
             }
         }
         DenseValues::Splat(one) => print_element(out, one, 0, &tensor.element),
@@ -869,8 +921,7 @@ pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
                 if splat {
                     print_element(out, array, 0, &tensor.element);
                 } else {
-                    let mut next = 0;
-                    print_nested(out, &dims, &mut next, &mut |out, i| {
+                    print_nested(out, &dims, &mut |out, i| {
                         print_element(out, array, i, &tensor.element)
                     });
                 }
@@ -880,26 +931,41 @@ pub fn print_dense_body(out: &mut String, dense: &DenseElements) {
     out.push('>');
 }
 
-fn print_nested(
-    out: &mut String,
-    dims: &[i64],
-    next: &mut usize,
-    element: &mut dyn FnMut(&mut String, usize),
-) {
-    match dims.split_first() {
-        None => {
-            element(out, *next);
-            *next += 1;
-        }
-        Some((&size, rest)) => {
-            out.push('[');
-            for i in 0..size {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                print_nested(out, rest, next, element);
-            }
+/// The elements as nested lists, one level per dimension, without
+/// recursion (ranks are not bounded); `element` prints the element at a
+/// row-major position.
+fn print_nested(out: &mut String, dims: &[i64], element: &mut dyn FnMut(&mut String, usize)) {
+    let mut next = 0;
+    if dims.is_empty() {
+        element(out, next);
+        return;
+    }
+    // The position in each open list.
+    let mut open: Vec<i64> = Vec::with_capacity(dims.len());
+    out.push('[');
+    open.push(0);
+    loop {
+        let depth = open.len() - 1;
+        let position = open[depth];
+        if position == dims[depth] {
             out.push(']');
+            open.pop();
+            match open.last_mut() {
+                Some(outer) => *outer += 1,
+                None => return,
+            }
+            continue;
+        }
+        if position > 0 {
+            out.push_str(", ");
+        }
+        if depth + 1 < dims.len() {
+            out.push('[');
+            open.push(0);
+        } else {
+            element(out, next);
+            next += 1;
+            open[depth] += 1;
         }
     }
 }

@@ -5,14 +5,35 @@
 //! `tensor<…>` is three tokens), so the parser reads through this cursor rather
 //! than a token stream. Every read skips trivia first; every error carries the
 //! byte offset where reading stopped.
+//!
+//! The cursor also counts how deeply the text being read nests ([`MAX_DEPTH`]):
+//! regions, attributes, types, dense literals and locations are read by
+//! recursion, and the brackets of a dialect attribute kept as text are
+//! checked against the same budget, so hostile text gets a located error, not
+//! a stack overflow.
 
 use weft_ir::{Diagnostic, Span};
+
+use crate::text::parser::IntoHint;
+
+/// How many levels MLIR text may nest: regions in regions, attributes in
+/// attributes (the brackets of dialect attributes kept as text included),
+/// types in types, dense literals and locations, all counted together along
+/// one path from the file's top. Real programs nest a few dozen levels;
+/// the limit keeps hostile text from exhausting the stack, and leaves room
+/// for what weft writes itself: an exported HLO module nests regions at most
+/// [`weft_ir::MAX_CALL_DEPTH`] deep, and its types as deep as HLO text nests
+/// shapes ([`weft_ir::shape::MAX_SHAPE_DEPTH`]). Dense literals, as deep as
+/// their tensor's rank, are read without recursion and do not count.
+pub const MAX_DEPTH: u32 = 512;
 
 /// A position in a source text.
 #[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     pub(crate) src: &'a str,
     pub(crate) pos: usize,
+    /// How many levels the reader has gone down ([`MAX_DEPTH`]).
+    pub(crate) depth: u32,
 }
 
 /// Parse results.
@@ -20,7 +41,35 @@ pub(crate) type PResult<T> = Result<T, Box<Diagnostic>>;
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(src: &'a str) -> Cursor<'a> {
-        Cursor { src, pos: 0 }
+        Cursor {
+            src,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    /// Goes one nesting level down, or fails at the cursor when that would
+    /// pass [`MAX_DEPTH`]. Each successful call is paired with [`Cursor::ascend`].
+    pub(crate) fn descend(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            self.skip_trivia();
+            return Err(self.too_deep(self.pos));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Comes back up the level [`Cursor::descend`] went down.
+    pub(crate) fn ascend(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// The error for text that nests past [`MAX_DEPTH`] at byte `offset`.
+    fn too_deep(&self, offset: usize) -> Box<Diagnostic> {
+        self.error_at(offset, format!("nesting is more than {MAX_DEPTH} levels deep"))
+            .into_hint(&format!(
+                "weft reads regions, attributes, types and locations nested at most {MAX_DEPTH} levels deep"
+            ))
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -287,9 +336,11 @@ impl<'a> Cursor<'a> {
     /// Consumes text up to the `close` that balances an already consumed
     /// `open`, honouring nested `<>`, `()`, `[]`, `{}` and string literals, and
     /// returns what was between them.
+    /// The brackets count against [`MAX_DEPTH`]: readers of the text
+    /// (`ir::dialect_attr`) recurse on them.
     pub(crate) fn balanced(&mut self, start: usize) -> PResult<&'a str> {
         let bytes = self.bytes();
-        let mut depth = 1usize;
+        let mut depth = 1u32;
         let inner_start = self.pos;
         while self.pos < bytes.len() {
             let b = bytes[self.pos];
@@ -298,7 +349,12 @@ impl<'a> Cursor<'a> {
                     self.string()?;
                     continue;
                 }
-                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'<' | b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    if self.depth + depth > MAX_DEPTH {
+                        return Err(self.too_deep(self.pos));
+                    }
+                }
                 b'>' if self.pos > 0 && bytes[self.pos - 1] == b'-' => {}
                 b'>' | b')' | b']' | b'}' => {
                     depth -= 1;

@@ -19,8 +19,13 @@ impl Parser<'_> {
         Ok(Some(location))
     }
 
-    /// What is inside `loc(…)`.
+    /// What is inside `loc(…)`, one nesting level down (call sites, fused
+    /// and named locations hold locations).
     pub(crate) fn parse_location_body(&mut self) -> PResult<Location> {
+        self.nested(Self::parse_location_body_unnested)
+    }
+
+    fn parse_location_body_unnested(&mut self) -> PResult<Location> {
         match self.c.peek() {
             b'#' => {
                 let start = self.c.pos;

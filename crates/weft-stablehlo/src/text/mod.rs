@@ -17,5 +17,6 @@ pub mod split;
 pub(crate) mod syntax;
 pub mod types;
 
+pub use cursor::MAX_DEPTH;
 pub use parser::{parse, parse_attribute};
 pub use printer::{PrintOptions, print};

@@ -6,7 +6,7 @@
 //! regions; a name may not be defined twice in one scope; a use must follow its
 //! definition (StableHLO regions are single-block SSA regions).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use weft_ir::{Diagnostic, Span};
 
 use crate::ir::attribute::{self, NamedAttribute};
@@ -72,6 +72,8 @@ pub(crate) struct Parser<'a> {
     scopes: Vec<Scope<'a>>,
     /// The default dialect of each enclosing region (`func` inside a function).
     default_dialects: Vec<&'static str>,
+    /// The location aliases defined so far.
+    alias_names: FxHashSet<&'a str>,
 }
 
 impl<'a> Parser<'a> {
@@ -85,6 +87,7 @@ impl<'a> Parser<'a> {
             body,
             scopes: Vec::new(),
             default_dialects: Vec::new(),
+            alias_names: FxHashSet::default(),
         }
     }
 
@@ -154,7 +157,7 @@ impl<'a> Parser<'a> {
         let location = self
             .parse_optional_location()?
             .ok_or_else(|| self.c.error_expected("loc(…)"))?;
-        if self.body.location_aliases.iter().any(|a| a.name == name) {
+        if !self.alias_names.insert(name) {
             return Err(self
                 .c
                 .error_at(start, format!("redefinition of alias '#{name}'")));
@@ -356,9 +359,24 @@ impl<'a> Parser<'a> {
         Ok(parsed)
     }
 
+    /// Runs `parse` one nesting level deeper: regions, attributes, types,
+    /// dense literals and locations nest by recursion, so the depth is capped
+    /// ([`MAX_DEPTH`](crate::text::MAX_DEPTH)) to keep hostile input from
+    /// overflowing the stack.
+    pub(crate) fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.c.descend()?;
+        let result = parse(self);
+        self.c.ascend();
+        result
+    }
+
     /// A region `{ … }`; `arguments` are the entry block's arguments when the
     /// custom syntax declared them outside the braces.
     pub(crate) fn parse_region(&mut self, arguments: Vec<RegionArgument<'a>>) -> PResult<Region> {
+        self.nested(|p| p.parse_region_unnested(arguments))
+    }
+
+    fn parse_region_unnested(&mut self, arguments: Vec<RegionArgument<'a>>) -> PResult<Region> {
         let open = self.c.pos;
         self.c.expect(b'{', "'{' to open a region")?;
         let region = self.body.regions.push(RegionData::default());

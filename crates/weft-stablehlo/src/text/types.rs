@@ -6,8 +6,13 @@ use crate::text::cursor::PResult;
 use crate::text::parser::Parser;
 
 impl Parser<'_> {
-    /// `type`: any type.
+    /// `type`: any type, one nesting level down (tuples and function types
+    /// hold types).
     pub(crate) fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(Self::parse_type_unnested)
+    }
+
+    fn parse_type_unnested(&mut self) -> PResult<Type> {
         let start = self.c.pos;
         match self.c.peek() {
             b'(' => return Ok(Type::Function(self.parse_function_type()?)),

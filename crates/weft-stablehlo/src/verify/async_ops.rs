@@ -239,7 +239,7 @@ fn check_explicit_done(cx: &mut Checker, op: Op, expected_start: OpKind) {
     };
     // The future may have travelled through loop state or a call; the start
     // it came from decides the kind.
-    if let Some(producer) = crate::future_origin::future_source(body, operand) {
+    if let Some(producer) = cx.origins.source(operand) {
         let producer_name = body.ops[producer].name.as_str();
         if body.ops[producer].name.kind() != Some(expected_start) {
             let matching_done = body.ops[producer]
@@ -308,7 +308,7 @@ fn check_custom_call(cx: &mut Checker, op: Op) {
     };
     // The future may have travelled through loop state or a call; the start
     // it came from decides the kind.
-    if let Some(producer) = crate::future_origin::future_source(body, operand) {
+    if let Some(producer) = cx.origins.source(operand) {
         let producer_target = (body.ops[producer].name.kind() == Some(OpKind::CustomCall))
             .then(|| call_target(body, producer))
             .flatten();

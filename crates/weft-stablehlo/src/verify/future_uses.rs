@@ -31,7 +31,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::future_origin::{CUSTOM_CALL_STARTS, future_source};
+use crate::future_origin::{CUSTOM_CALL_STARTS, FutureOrigins};
 use crate::ir::{Attribute, Body, Op, Region, Type, Value, ValueDef};
 use crate::ops::{ExplicitPair, OpKind};
 use crate::verify::Checker;
@@ -99,6 +99,8 @@ struct Flow<'a> {
     entry: Option<Op>,
     /// Each op's position in the walk.
     order: FxHashMap<Op, usize>,
+    /// Where futures started.
+    origins: FutureOrigins<'a>,
 }
 
 impl<'a> Flow<'a> {
@@ -127,6 +129,7 @@ impl<'a> Flow<'a> {
             functions,
             entry: body.entry_function(),
             order: ops.iter().enumerate().map(|(i, &op)| (op, i)).collect(),
+            origins: FutureOrigins::new(body),
         }
     }
 
@@ -576,16 +579,18 @@ impl<'a> Flow<'a> {
     fn done_for(&self, value: Value) -> String {
         let body = self.body;
         let done =
-            future_source(body, value).and_then(|start| match body.ops[start].name.kind()? {
-                OpKind::AsyncStart => Some("stablehlo.async_done".to_string()),
-                OpKind::CustomCall => call_target(body, start).map(|target| {
-                    format!(
-                        "stablehlo.custom_call @{}-done",
-                        target.trim_end_matches("-start")
-                    )
-                }),
-                kind => ExplicitPair::of(kind).map(|pair| pair.done.name().to_string()),
-            });
+            self.origins
+                .source(value)
+                .and_then(|start| match body.ops[start].name.kind()? {
+                    OpKind::AsyncStart => Some("stablehlo.async_done".to_string()),
+                    OpKind::CustomCall => call_target(body, start).map(|target| {
+                        format!(
+                            "stablehlo.custom_call @{}-done",
+                            target.trim_end_matches("-start")
+                        )
+                    }),
+                    kind => ExplicitPair::of(kind).map(|pair| pair.done.name().to_string()),
+                });
         match done {
             Some(done) => format!("a `{done}`"),
             None => "a done".to_string(),

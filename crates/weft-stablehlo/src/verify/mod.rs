@@ -36,6 +36,7 @@ mod structure;
 
 use weft_ir::{Diagnostic, Span};
 
+use crate::future_origin::FutureOrigins;
 use crate::ir::{Body, Op};
 
 /// One verifier error.
@@ -65,6 +66,8 @@ impl VerifyError {
 /// Collects errors.
 pub(crate) struct Checker<'a> {
     pub(crate) body: &'a Body,
+    /// Where futures started, remembered across the stages.
+    pub(crate) origins: FutureOrigins<'a>,
     errors: Vec<VerifyError>,
 }
 
@@ -94,6 +97,7 @@ impl VerifyError {
 pub fn verify(body: &Body) -> Result<(), Vec<VerifyError>> {
     let mut checker = Checker {
         body,
+        origins: FutureOrigins::new(body),
         errors: Vec::new(),
     };
     let mut ops = Vec::new();

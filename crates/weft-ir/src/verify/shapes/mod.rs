@@ -18,9 +18,24 @@ mod reduce;
 
 use crate::module::Instr;
 use crate::opcode::Opcode;
-use crate::shape::{Shape, ShapeData};
-use crate::verify::Rule;
+use crate::shape::{MAX_SHAPE_DEPTH, Shape, ShapeData};
 use crate::verify::checker::Checker;
+use crate::verify::error::Rule;
+
+/// A shape nested deeper than HLO text reads back (tuples in tuples).
+fn check_depth(cx: &mut Checker, instr: Instr) {
+    let depth = cx.m.shapes.depth(cx.data(instr).shape);
+    if depth > MAX_SHAPE_DEPTH {
+        cx.report(
+            Rule::ShapeDepth,
+            instr,
+            format!("the shape nests {depth} levels deep; HLO text nests shapes at most {MAX_SHAPE_DEPTH} levels"),
+        )
+        .with_hint(format!(
+            "weft reads shapes nested at most {MAX_SHAPE_DEPTH} levels (a tuple is one level around its elements), so it writes none deeper"
+        ));
+    }
+}
 
 /// Runs the shape rule of every live instruction. An instruction whose
 /// shape, or an operand's, has no valid size (rule `shape.size`) gets no
@@ -30,6 +45,7 @@ pub(super) fn check(cx: &mut Checker) {
     let invalid = check_sizes(cx);
     for comp in cx.computations() {
         for &instr in cx.body(comp) {
+            check_depth(cx, instr);
             if invalid.contains(&instr)
                 || cx.data(instr).operands.iter().any(|o| invalid.contains(o))
             {
