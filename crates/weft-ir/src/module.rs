@@ -276,6 +276,27 @@ impl Module {
         self.instrs[instr].shape
     }
 
+    /// Gives the module the entry computation's own shapes as its
+    /// `entry_computation_layout` when it has none, as XLA does for every
+    /// module it reads or builds (its printer always writes one): a module
+    /// read from text without one gets it, so a module built without one
+    /// must get it too, or its text would change once read back.
+    pub fn fill_entry_computation_layout(&mut self) {
+        let Some(entry) = self.entry else {
+            return;
+        };
+        if self.config.entry_computation_layout.is_some() {
+            return;
+        }
+        let data = &self.comps[entry];
+        let parameters = data.params.iter().map(|&p| self.shape_of(p)).collect();
+        let result = data
+            .root
+            .map_or(self.shapes.empty_tuple(), |r| self.shape_of(r));
+        self.config.entry_computation_layout =
+            Some(crate::module_config::ProgramShape { parameters, result });
+    }
+
     /// Finds a computation by name.
     pub fn comp_by_name(&self, name: &str) -> Option<Comp> {
         self.comp_order

@@ -32,6 +32,26 @@ fn enum_word<T>(
     })
 }
 
+/// XLA's `PaddingType`s, as a custom call's `padding_type=` spells them.
+const PADDING_TYPES: &[&str] = &["PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"];
+/// XLA's `CustomCallSchedule`s.
+const SCHEDULES: &[&str] = &["SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"];
+
+/// `word` when it is one of `keywords`, else an error listing them.
+fn keyword(
+    p: &Parser<'_>,
+    (span, word): (Span, String),
+    what: &str,
+    keywords: &[&str],
+) -> PResult<String> {
+    if keywords.contains(&word.as_str()) {
+        return Ok(word);
+    }
+    Err(p
+        .error_at(span, format!("unknown {what} '{word}'"))
+        .with_hint(format!("expected one of: {}", keywords.join(", "))))
+}
+
 impl Parser<'_> {
     /// Builds the family attributes and callees of `site.opcode` from `bag`.
     pub(crate) fn build_family(
@@ -348,9 +368,15 @@ impl Parser<'_> {
                     batch_group_count: bag.int("batch_group_count")?,
                     has_side_effect: bag.flag("custom_call_has_side_effect")?,
                     output_to_operand_aliasing: bag.aliasing()?,
-                    padding_type: bag.word("padding_type")?.map(|(_, w)| w),
+                    padding_type: bag
+                        .word("padding_type")?
+                        .map(|word| keyword(self, word, "padding type", PADDING_TYPES))
+                        .transpose()?,
                     precision: bag.precision()?,
-                    schedule: bag.word("schedule")?.map(|(_, w)| w),
+                    schedule: bag
+                        .word("schedule")?
+                        .map(|word| keyword(self, word, "custom-call schedule", SCHEDULES))
+                        .transpose()?,
                     ..CustomCallAttrs::default()
                 };
                 if let Some((span, version)) = bag.word("api_version")? {

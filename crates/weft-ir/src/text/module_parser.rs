@@ -619,21 +619,7 @@ impl<'s> Parser<'s> {
         if !has_header {
             self.m.name = format!("module_{}", self.m.comps[entry].name);
         }
-        if self.m.config.entry_computation_layout.is_none() {
-            let params: Vec<_> = self.m.comps[entry]
-                .params
-                .iter()
-                .map(|&p| self.m.shape_of(p))
-                .collect();
-            let result = self.m.comps[entry]
-                .root
-                .map(|r| self.m.shape_of(r))
-                .unwrap_or(self.m.shapes.empty_tuple());
-            self.m.config.entry_computation_layout = Some(ProgramShape {
-                parameters: params,
-                result,
-            });
-        }
+        self.m.fill_entry_computation_layout();
         if self.m.config.is_scheduled {
             let fusion_computations: rustc_hash::FxHashSet<Comp> = self
                 .m

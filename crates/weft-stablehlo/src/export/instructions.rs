@@ -174,14 +174,7 @@ impl Exporter<'_> {
                 if !dot.precision.is_empty() {
                     attributes.push((
                         "precision_config",
-                        Attribute::Array(
-                            dot.precision
-                                .iter()
-                                .map(|p| {
-                                    attributes::keyword("precision", &p.name().to_ascii_uppercase())
-                                })
-                                .collect(),
-                        ),
+                        self.precision_config(instr, &dot.precision)?,
                     ));
                 }
                 if let Some(name) = &dot.algorithm {

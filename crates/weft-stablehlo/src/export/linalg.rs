@@ -348,7 +348,16 @@ impl Exporter<'_> {
         ));
         attributes.push(("feature_group_count", i64(convolution.feature_group_count)));
         attributes.push(("batch_group_count", i64(convolution.batch_group_count)));
-        attributes.extend(precision_config(&convolution.precision));
+        if !convolution
+            .precision
+            .iter()
+            .all(|p| *p == Precision::Default)
+        {
+            attributes.push((
+                "precision_config",
+                self.precision_config(instr, &convolution.precision)?,
+            ));
+        }
         self.one_op(block, instr, OpKind::Convolution, attributes)
     }
 
@@ -440,7 +449,12 @@ impl Exporter<'_> {
             "ragged_dot_dimension_numbers",
             Attribute::Opaque(format!("#chlo.ragged_dot<{fields}>")),
         )];
-        attributes.extend(precision_config(&dot.precision));
+        if !dot.precision.iter().all(|p| *p == Precision::Default) {
+            attributes.push((
+                "precision_config",
+                self.precision_config(instr, &dot.precision)?,
+            ));
+        }
         self.one_op(block, instr, OpKind::ChloRaggedDot, attributes)
     }
 
@@ -656,19 +670,6 @@ fn structured_fields(fields: &[(&str, &Vec<i64>)]) -> String {
         }
     }
     text
-}
-
-/// `precision_config = [#stablehlo<precision …>, …]`, unless every operand's
-/// precision is the default (which HLO already leaves unwritten).
-fn precision_config(precision: &[Precision]) -> Option<NamedValue> {
-    if precision.iter().all(|p| *p == Precision::Default) {
-        return None;
-    }
-    let items = precision
-        .iter()
-        .map(|p| attributes::keyword("precision", &p.name().to_ascii_uppercase()))
-        .collect();
-    Some(("precision_config", Attribute::Array(items)))
 }
 
 /// One window attribute of `reduce_window`, `select_and_scatter` or

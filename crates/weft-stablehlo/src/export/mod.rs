@@ -180,6 +180,31 @@ impl<'m> Exporter<'m> {
         }
     }
 
+    /// `[#stablehlo<precision …>, …]` for the operand precisions of `instr`.
+    /// StableHLO's precisions are DEFAULT, HIGH and HIGHEST: XLA's
+    /// `packed_nibble` (int4 values packed two to a byte) has no StableHLO
+    /// form, and dropping it would change what the op computes.
+    pub(crate) fn precision_config(
+        &self,
+        instr: Instr,
+        precision: &[weft_ir::attrs::Precision],
+    ) -> ExportResult<Attribute> {
+        precision
+            .iter()
+            .map(|p| match p {
+                weft_ir::attrs::Precision::PackedNibble => Err(self.error(
+                    instr,
+                    "operand precision packed_nibble has no StableHLO form (its precisions are DEFAULT, HIGH and HIGHEST)",
+                )),
+                _ => Ok(attributes::keyword(
+                    "precision",
+                    &p.name().to_ascii_uppercase(),
+                )),
+            })
+            .collect::<ExportResult<_>>()
+            .map(Attribute::Array)
+    }
+
     /// Notes a loss at `instr`.
     pub(crate) fn warn(&mut self, instr: Instr, message: impl Into<String>) {
         let warning = self.error(instr, message);

@@ -85,6 +85,45 @@ impl Structured {
     }
 }
 
+/// The precisions of a dot or convolution operand.
+pub const PRECISIONS: &[&str] = &["DEFAULT", "HIGH", "HIGHEST"];
+/// The directions of `compare`.
+pub const COMPARISON_DIRECTIONS: &[&str] = &["EQ", "NE", "GE", "GT", "LE", "LT"];
+/// The comparison types of `compare`.
+pub const COMPARISON_TYPES: &[&str] = &["NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"];
+/// The kinds of `fft`.
+pub const FFT_TYPES: &[&str] = &["FFT", "IFFT", "RFFT", "IRFFT"];
+/// The algorithms of `rng_bit_generator`.
+pub const RNG_ALGORITHMS: &[&str] = &["DEFAULT", "THREE_FRY", "PHILOX"];
+/// The distributions of `rng`.
+pub const RNG_DISTRIBUTIONS: &[&str] = &["UNIFORM", "NORMAL"];
+/// How `triangular_solve` transposes its matrix.
+pub const TRANSPOSES: &[&str] = &["TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"];
+/// The modes of a `#stablehlo.result_accuracy`.
+pub const RESULT_ACCURACY_MODES: &[&str] = &["DEFAULT", "HIGHEST", "TOLERANCE"];
+
+/// The enums StableHLO (and CHLO) write `#stablehlo<kind KEYWORD>`
+/// (`#chlo<kind KEYWORD>`), each with every keyword the dialect defines. The
+/// parser refuses any other keyword of these kinds where it reads one (as
+/// MLIR's does), so what weft reads it can print in any form, and lowers.
+pub const ENUMS: &[(&str, &[&str])] = &[
+    ("precision", PRECISIONS),
+    ("comparison_direction", COMPARISON_DIRECTIONS),
+    ("comparison_type", COMPARISON_TYPES),
+    ("fft_type", FFT_TYPES),
+    ("rng_algorithm", RNG_ALGORITHMS),
+    ("rng_distribution", RNG_DISTRIBUTIONS),
+    ("transpose", TRANSPOSES),
+];
+
+/// The keywords of the enum `kind` ([`ENUMS`]), if weft knows it.
+pub fn enum_keywords(kind: &str) -> Option<&'static [&'static str]> {
+    ENUMS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, keywords)| *keywords)
+}
+
 /// `#stablehlo<kind KEYWORD>` (or `#chlo<kind KEYWORD>`): the keyword, when
 /// `attribute` is an enum of `kind`.
 pub fn enum_keyword<'a>(attribute: Option<&'a Attribute>, kind: &str) -> Option<&'a str> {

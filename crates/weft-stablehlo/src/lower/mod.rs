@@ -156,6 +156,7 @@ pub fn lower_unverified(body: &Body, arguments: Option<&[ArrayLiteral]>) -> Lowe
     let entry = lowering.lower_function(entry_func, true)?;
     lowering.module.entry = Some(entry);
     lowering.finish(entry);
+    lowering.module.fill_entry_computation_layout();
     Ok(Lowered {
         module: lowering.module,
         origins: lowering.origins,

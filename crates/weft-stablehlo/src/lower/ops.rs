@@ -378,11 +378,12 @@ impl Lowering<'_> {
             .map(|item| {
                 let word = enum_keyword(Some(item), "precision")
                     .ok_or_else(|| self.error(op, "unreadable precision_config"))?;
-                Ok(match word {
-                    "HIGH" => Precision::High,
-                    "HIGHEST" => Precision::Highest,
-                    _ => Precision::Default,
-                })
+                match word {
+                    "DEFAULT" => Ok(Precision::Default),
+                    "HIGH" => Ok(Precision::High),
+                    "HIGHEST" => Ok(Precision::Highest),
+                    other => Err(self.error(op, format!("unknown precision '{other}'"))),
+                }
             })
             .collect::<LowerResult<Vec<_>>>()?;
         // HLO leaves all-default precision unwritten.
@@ -736,9 +737,15 @@ impl Lowering<'_> {
     }
 
     fn triangular_solve(&mut self, comp: Comp, op: Op) -> LowerResult<()> {
-        let transpose_a = enum_keyword(self.body.attribute(op, "transpose_a"), "transpose")
-            .unwrap_or("NO_TRANSPOSE")
-            .into();
+        // HLO has no word for TRANSPOSE_INVALID: its parser refuses it.
+        let transpose_a = match enum_keyword(self.body.attribute(op, "transpose_a"), "transpose") {
+            None => "NO_TRANSPOSE",
+            Some(word @ ("NO_TRANSPOSE" | "TRANSPOSE" | "ADJOINT")) => word,
+            Some(other) => {
+                return Err(self.error(op, format!("transpose_a {other} has no HLO form")));
+            }
+        }
+        .into();
         let attrs = TriangularSolveAttrs {
             left_side: self.flag(op, "left_side"),
             lower: self.flag(op, "lower"),
@@ -751,6 +758,37 @@ impl Lowering<'_> {
             Opcode::TriangularSolve,
             Attrs::TriangularSolve(Box::new(attrs)),
         )
+    }
+
+    /// A custom call's `api_version` (an integer, or the keyword), among
+    /// those HLO can say: `API_VERSION_UNSPECIFIED` (0) is refused by HLO's
+    /// parser, and other numbers name nothing.
+    fn api_version(&self, op: Op) -> LowerResult<Option<&'static str>> {
+        const VERSIONS: [&str; 5] = [
+            "API_VERSION_UNSPECIFIED",
+            "API_VERSION_ORIGINAL",
+            "API_VERSION_STATUS_RETURNING",
+            "API_VERSION_STATUS_RETURNING_UNIFIED",
+            "API_VERSION_TYPED_FFI",
+        ];
+        let attribute = self.body.attribute(op, "api_version");
+        let version = match enum_keyword(attribute, "custom_call_api_version") {
+            Some(word) => VERSIONS.iter().position(|&v| v == word),
+            None => match attribute {
+                None => return Ok(None),
+                Some(attribute) => integer_attribute(Some(attribute))
+                    .and_then(|v| usize::try_from(v).ok())
+                    .filter(|&v| v < VERSIONS.len()),
+            },
+        };
+        match version {
+            Some(0) | None => Err(self.error_with_hint(
+                op,
+                "api_version is not an API version HLO can say",
+                "custom-call API versions are 1 (API_VERSION_ORIGINAL), 2 (API_VERSION_STATUS_RETURNING), 3 (API_VERSION_STATUS_RETURNING_UNIFIED) and 4 (API_VERSION_TYPED_FFI)",
+            )),
+            Some(v) => Ok(Some(VERSIONS[v])),
+        }
     }
 
     /// `stablehlo.rng(a, b, shape)`: HLO's `rng` takes the bounds; the shape is
@@ -835,25 +873,10 @@ impl Lowering<'_> {
             has_side_effect: self.flag(op, "has_side_effect"),
             ..CustomCallAttrs::default()
         };
-        if let Some(version) = enum_keyword(
-            self.body.attribute(op, "api_version"),
-            "custom_call_api_version",
-        )
-        .map(str::to_string)
-        .or_else(|| {
-            // The verifier keeps the number in 0..=4; unspecified is the
-            // default.
-            integer_attribute(self.body.attribute(op, "api_version")).map(|v| match v {
-                0 | 1 => "API_VERSION_ORIGINAL".to_string(),
-                2 => "API_VERSION_STATUS_RETURNING".to_string(),
-                3 => "API_VERSION_STATUS_RETURNING_UNIFIED".to_string(),
-                4 => "API_VERSION_TYPED_FFI".to_string(),
-                _ => format!("API_VERSION_{v}"),
-            })
-        })
-        .filter(|v| v != "API_VERSION_ORIGINAL" && v != "API_VERSION_UNSPECIFIED")
+        if let Some(version) = self.api_version(op)?
+            && version != "API_VERSION_ORIGINAL"
         {
-            attrs.api_version = Some(version);
+            attrs.api_version = Some(version.to_string());
         }
         let mut callees = Vec::new();
         if let Some(list) = self

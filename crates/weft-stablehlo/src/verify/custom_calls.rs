@@ -1,6 +1,7 @@
 //! `stablehlo.custom_call`'s attributes: `api_version` is one of the
 //! dialect's `CustomCallApiVersion` values (0 `API_VERSION_UNSPECIFIED`,
-//! read as the default, 1 `API_VERSION_ORIGINAL`, 2
+//! valid StableHLO that no HLO says, so the lowering refuses it; 1
+//! `API_VERSION_ORIGINAL`, 2
 //! `API_VERSION_STATUS_RETURNING`, 3 `API_VERSION_STATUS_RETURNING_UNIFIED`,
 //! 4 `API_VERSION_TYPED_FFI`), and `backend_config` is a dictionary exactly
 //! when the version is the typed FFI's (a string otherwise), as the

@@ -4,6 +4,7 @@
 //! written, the result type after the arrow).
 
 use crate::ir::attribute;
+use crate::ir::dialect_attr;
 use crate::ir::{Attribute, Op, Type};
 use crate::ops::OpName;
 use crate::text::attributes::print_dense_body;
@@ -119,7 +120,7 @@ pub(super) fn parse_compare(p: &mut Parser<'_>, name: OpName) -> PResult<ParsedO
     let direction = p.c.identifier().ok_or_else(|| {
         p.c.error_expected("a comparison direction (EQ, NE, GE, GT, LE, LT)")
     })?;
-    if !matches!(direction, "EQ" | "NE" | "GE" | "GT" | "LE" | "LT") {
+    if !dialect_attr::COMPARISON_DIRECTIONS.contains(&direction) {
         return Err(p
             .c
             .error_at(at, format!("unknown comparison direction '{direction}'"))
@@ -139,10 +140,7 @@ pub(super) fn parse_compare(p: &mut Parser<'_>, name: OpName) -> PResult<ParsedO
         let compare_type =
             p.c.identifier()
                 .ok_or_else(|| p.c.error_expected("a comparison type"))?;
-        if !matches!(
-            compare_type,
-            "NOTYPE" | "FLOAT" | "TOTALORDER" | "SIGNED" | "UNSIGNED"
-        ) {
+        if !dialect_attr::COMPARISON_TYPES.contains(&compare_type) {
             return Err(p
                 .c
                 .error_at(at, format!("unknown comparison type '{compare_type}'"))

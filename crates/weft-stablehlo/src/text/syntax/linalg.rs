@@ -12,6 +12,7 @@ use weft_ir::ElementType;
 use weft_ir::literal::ArrayLiteral;
 
 use crate::ir::attribute::{self, DenseArray, DenseArrayValues, DenseElements, DenseValues};
+use crate::ir::dialect_attr;
 use crate::ir::{Attribute, ElementKind, Op, Type};
 use crate::ops::OpName;
 use crate::text::cursor::{Cursor, PResult};
@@ -168,8 +169,6 @@ fn parse_functional_tail(
 // Precision config and algorithm.
 // ---------------------------------------------------------------------------
 
-const PRECISIONS: [&str; 3] = ["DEFAULT", "HIGH", "HIGHEST"];
-
 /// `[DEFAULT, HIGHEST]` after `precision =`.
 fn parse_precision_list(p: &mut Parser<'_>) -> PResult<Attribute> {
     p.c.expect(b'[', "'[' and a list of precisions")?;
@@ -181,7 +180,7 @@ fn parse_precision_list(p: &mut Parser<'_>) -> PResult<Attribute> {
             let Some(word) = p.c.identifier() else {
                 return Err(p.c.error_expected("a precision (DEFAULT, HIGH or HIGHEST)"));
             };
-            if !PRECISIONS.contains(&word) {
+            if !dialect_attr::PRECISIONS.contains(&word) {
                 return Err(p
                     .c
                     .error_at(at, format!("unknown precision '{word}'"))

@@ -20,6 +20,7 @@
 //! whatever is stored.
 
 use crate::ir::attribute::{self, NamedAttribute};
+use crate::ir::dialect_attr;
 use crate::ir::{Attribute, ElementKind, Op, Type};
 use crate::ops::{OpName, Syntax};
 use crate::text::attributes::{print_attribute_dictionary, print_string, print_symbol_name};
@@ -70,7 +71,7 @@ pub(super) static RNG: ClauseForm = ClauseForm {
         keyword: "distribution",
         property: "rng_distribution",
         kind: "rng_distribution",
-        cases: &["UNIFORM", "NORMAL"],
+        cases: dialect_attr::RNG_DISTRIBUTIONS,
     }],
     types: TypeTail::Functional,
     results: 1,
@@ -82,7 +83,7 @@ pub(super) static RNG_BIT_GENERATOR: ClauseForm = ClauseForm {
         keyword: "algorithm",
         property: "rng_algorithm",
         kind: "rng_algorithm",
-        cases: &["DEFAULT", "THREE_FRY", "PHILOX"],
+        cases: dialect_attr::RNG_ALGORITHMS,
     }],
     types: TypeTail::Functional,
     results: 2,
@@ -95,7 +96,7 @@ pub(super) static FFT: ClauseForm = ClauseForm {
             keyword: "type",
             property: "fft_type",
             kind: "fft_type",
-            cases: &["FFT", "IFFT", "RFFT", "IRFFT"],
+            cases: dialect_attr::FFT_TYPES,
         },
         Clause::I64Array {
             keyword: "length",
