@@ -771,6 +771,27 @@ fn every_enum_keyword_is_checked() {
     let path = file(&scratch, "schedule.hlo", hlo);
     weft(&scratch, &[&"fmt", &path])
         .located_error(&path, "unknown custom-call schedule 'SCHEDULE_SOON'");
+    // A dot's and a convolution's words: known ones read and print as
+    // themselves, others are refused where they are written.
+    let dot = "HloModule m\n\nENTRY %main (a: f32[2,2]) -> f32[2,2] {\n  %a = f32[2,2] parameter(0)\n  ROOT %d = f32[2,2] dot(f32[2,2] %a, f32[2,2] %a), lhs_contracting_dims={1}, rhs_contracting_dims={0}, algorithm=dot_bf16_bf16_f32_x3\n}\n";
+    let path = file(&scratch, "algorithm.hlo", dot);
+    fmt_is_a_fixed_point(&scratch, &path, &[]);
+    let path = file(
+        &scratch,
+        "algorithm_bogus.hlo",
+        &dot.replace("dot_bf16_bf16_f32_x3", "dot_bf16_bf16_f32_x4"),
+    );
+    weft(&scratch, &[&"fmt", &path])
+        .located_error(&path, "unknown precision algorithm 'dot_bf16_bf16_f32_x4'");
+    let conv = "HloModule m\n\nENTRY %main (a: f32[1,4,1], k: f32[2,1,1]) -> f32[1,3,1] {\n  %a = f32[1,4,1] parameter(0)\n  %k = f32[2,1,1] parameter(1)\n  ROOT %c = f32[1,3,1] convolution(f32[1,4,1] %a, f32[2,1,1] %k), window={size=2}, dim_labels=b0f_0io->b0f, convolution_kind=dgrad\n}\n";
+    let path = file(&scratch, "convolution_kind.hlo", conv);
+    fmt_is_a_fixed_point(&scratch, &path, &[]);
+    let path = file(
+        &scratch,
+        "convolution_kind_bogus.hlo",
+        &conv.replace("convolution_kind=dgrad", "convolution_kind=backprop"),
+    );
+    weft(&scratch, &[&"fmt", &path]).located_error(&path, "unknown convolution kind 'backprop'");
 }
 
 /// mlir_tuple100_convert_unreadable.mlir: `convert --to hlo` wrote tuples

@@ -1,8 +1,9 @@
 //! `weft run --max-iterations`, `--deadline` and `--timeout`: a loop that
 //! never ends stops with an error naming the `while` and its line; a
 //! deadline stops any run with where each device was — computing at which
-//! instruction and loop iteration, or waiting at which collective; the
-//! timeout stops a deadlock, never a device that merely computes long; bad
+//! instruction and loop iteration, or waiting at which collective; a
+//! deadlock stops at once, never a device that merely computes long (on its
+//! compute thread or its async stream); bad
 //! values of every numeric flag are refused, naming the flag, the value and
 //! the range.
 
@@ -151,21 +152,19 @@ fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
 }
 
 #[test]
-fn a_deadlock_is_reported_a_timeout_after_the_last_move() {
+fn a_deadlock_through_a_recv_is_found_at_once() {
     let scratch = Scratch::new("run_limits", "deadlock");
     let started = Instant::now();
-    let output = weft(&scratch, &stuck(), &["--timeout", "1"]);
+    let output = weft(&scratch, &stuck(), &["--timeout", "60"]);
     let took = started.elapsed();
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    assert!(
-        took >= Duration::from_secs(1) && took < Duration::from_secs(6),
-        "{took:?}"
-    );
+    // Every device blocked on one process is certain: no timeout to sit out.
+    assert!(took < Duration::from_secs(20), "{took:?}");
     // Headed `the run stalled` or `no message arrived`, as the all-reduce's
     // or the recv's wait gives up first.
     assert!(
-        text.contains(": for 1.0 s every unfinished device has waited"),
+        text.contains(": every unfinished device waits for another, so none can move"),
         "{text}"
     );
     assert!(
@@ -194,29 +193,6 @@ fn a_cycle_of_collectives_is_a_deadlock_found_at_once() {
         text.contains(
             "a deadlock: device 0 waits at ahead/%first (line 11, channel 1, instance 0, group {0,1}) for device 1, and device 1 waits at behind/%second.1 (line 17, channel 2, instance 0, group {0,1}) for device 0"
         ),
-        "{text}"
-    );
-}
-
-#[test]
-fn the_deadline_stops_a_deadlock_before_its_timeout() {
-    let scratch = Scratch::new("run_limits", "deadline_deadlock");
-    let started = Instant::now();
-    let output = weft(
-        &scratch,
-        &stuck(),
-        &["--deadline", "0.5", "--timeout", "60"],
-    );
-    let text = stderr(&output);
-    assert_eq!(output.status.code(), Some(1), "{text}");
-    assert!(started.elapsed() < Duration::from_secs(20), "{text}");
-    assert!(
-        text.contains("the run passed its deadline of 0.5 s (--deadline); where each device was:"),
-        "{text}"
-    );
-    assert!(text.contains("device 0: waiting at ahead/%first"), "{text}");
-    assert!(
-        text.contains("device 1: waiting at behind/%recv-done"),
         "{text}"
     );
 }
@@ -311,4 +287,101 @@ fn the_deadline_ends_a_modelled_transfer() {
             started.elapsed()
         );
     }
+}
+
+/// Replica 1 hands its async stream a loop of `iterations` iterations and
+/// then an all-reduce-start (channel 2), and waits at an all-reduce
+/// (channel 3) on its compute thread; replica 0 waits at the done of its
+/// own channel-2 start, which needs replica 1's stream. Every compute
+/// thread waits, yet replica 1's stream computes: not a deadlock.
+fn stream_computes(iterations: u64) -> String {
+    format!(
+        r#"HloModule stream_computes, replica_count=2
+
+%sum (a: s32[], b: s32[]) -> s32[] {{
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(%a, %b)
+}}
+
+%cond (s: s32[]) -> pred[] {{
+  %s = s32[] parameter(0)
+  %limit = s32[] constant({iterations})
+  ROOT %more = pred[] compare(%s, %limit), direction=LT
+}}
+
+%body (s: s32[]) -> s32[] {{
+  %s = s32[] parameter(0)
+  %one = s32[] constant(1)
+  ROOT %next = s32[] add(%s, %one)
+}}
+
+%spin (x: s32[]) -> s32[] {{
+  %x = s32[] parameter(0)
+  ROOT %loop = s32[] while(%x), condition=%cond, body=%body
+}}
+
+%waits (x: s32[]) -> s32[] {{
+  %x = s32[] parameter(0)
+  %start = s32[] all-reduce-start(%x), channel_id=2, replica_groups={{{{0,1}}}}, to_apply=%sum
+  %done = s32[] all-reduce-done(%start)
+  ROOT %last = s32[] all-reduce(%done), channel_id=3, replica_groups={{{{0,1}}}}, to_apply=%sum
+}}
+
+%streams (y: s32[]) -> s32[] {{
+  %y = s32[] parameter(0)
+  %long = ((s32[]), s32[], s32[]) async-start(%y), calls=%spin
+  %start.1 = s32[] all-reduce-start(%y), channel_id=2, replica_groups={{{{0,1}}}}, to_apply=%sum
+  %last.1 = s32[] all-reduce(%y), channel_id=3, replica_groups={{{{0,1}}}}, to_apply=%sum
+  %done.1 = s32[] all-reduce-done(%start.1)
+  %spun = s32[] async-done(%long), calls=%spin
+  ROOT %out = s32[] add(%last.1, %spun)
+}}
+
+ENTRY %main (x: s32[]) -> s32[] {{
+  %x = s32[] parameter(0)
+  %replica = u32[] replica-id()
+  %zero = u32[] constant(0)
+  %first = pred[] compare(%replica, %zero), direction=EQ
+  ROOT %result = s32[] conditional(%first, %x, %x), true_computation=%waits, false_computation=%streams
+}}
+"#
+    )
+}
+
+#[test]
+fn a_device_whose_async_stream_computes_is_not_blocked() {
+    let scratch = Scratch::new("run_limits", "stream_computes");
+    let zero = zero_input(&scratch);
+    let zero = zero.to_str().expect("utf-8 path");
+    // As long as the stream's loop runs, every compute thread waits: for
+    // at least twice the 1 s timeout (doubling the loop until it does).
+    let mut iterations: u64 = 1 << 20;
+    let mut took = Duration::ZERO;
+    for _ in 0..6 {
+        let started = Instant::now();
+        let output = weft(
+            &scratch,
+            &stream_computes(iterations),
+            &["--timeout", "1", "--inputs", zero],
+        );
+        took = started.elapsed();
+        assert!(
+            output.status.success(),
+            "{iterations} iterations, {took:?}: {}",
+            stderr(&output)
+        );
+        // Replica 1's result: the all-reduce of two zeros plus the loop's
+        // count.
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains(&format!("{iterations}]")),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        if took >= Duration::from_secs(2) {
+            break;
+        }
+        iterations *= 2;
+    }
+    assert!(took >= Duration::from_secs(2), "never computed long enough");
 }

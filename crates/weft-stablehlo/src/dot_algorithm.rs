@@ -156,6 +156,20 @@ mod tests {
     use super::*;
     use crate::ir::Attribute;
 
+    #[test]
+    fn every_name_is_one_hlo_reads() {
+        let names = KNOWN
+            .iter()
+            .map(|known| known.4)
+            .chain([ANY_F8, ANY_F8_FAST]);
+        for name in names {
+            assert!(
+                weft_ir::attrs::PRECISION_ALGORITHMS.contains(&name),
+                "{name}"
+            );
+        }
+    }
+
     fn read(text: &str) -> Result<DotAlgorithm, String> {
         let attribute = Attribute::Opaque(text.to_string());
         DotAlgorithm::read(&Structured::read(Some(&attribute), "stablehlo.dot_algorithm").unwrap())

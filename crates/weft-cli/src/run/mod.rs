@@ -171,10 +171,12 @@ pub struct RunArgs {
     /// modelled transfer, wait for peers and reduction time.
     #[arg(long)]
     collectives: bool,
-    /// How long every unfinished device may wait (at a collective, a recv
-    /// or a done) with none moving before the run stops as a deadlock, with
-    /// an error naming what every device does, in seconds. A device that
-    /// computes keeps the others waiting as long as it computes.
+    /// Across MPI ranks: how long every unfinished device may wait (at a
+    /// collective, a recv or a done) with none moving before the run stops
+    /// as a deadlock, with an error naming what every device does, in
+    /// seconds. On one process every device blocked stops the run at once.
+    /// A device that computes keeps the others waiting as long as it
+    /// computes.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, allow_negative_numbers = true, value_parser = crate::flags::timeout_seconds)]
     timeout: f64,
     /// The largest value one instruction may produce, in GiB; a larger one

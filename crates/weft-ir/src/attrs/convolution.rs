@@ -44,8 +44,12 @@ pub struct ConvolutionAttrs {
     pub precision: Vec<Precision>,
     /// `algorithm=…`, when written.
     pub algorithm: Option<String>,
-    /// `convolution_kind=…`, when written.
+    /// `convolution_kind=…`, when written (one of [`CONVOLUTION_KINDS`]).
     pub convolution_kind: Option<String>,
     /// `sparsity_config=…`, kept as written.
     pub sparsity_config: Option<String>,
 }
+
+/// XLA's `ConvKind`s as HLO text spells them: forward, backward to the
+/// input, backward to the filter.
+pub const CONVOLUTION_KINDS: &[&str] = &["fprop", "dgrad", "wgrad"];

@@ -43,6 +43,27 @@ pub struct DotAttrs {
     pub rhs_group: Vec<i64>,
     /// `operand_precision={…}` (empty when all default).
     pub precision: Vec<Precision>,
-    /// `algorithm=…` (a dot precision algorithm such as `dot_bf16_bf16_f32`).
+    /// `algorithm=…` (a dot precision algorithm such as `dot_bf16_bf16_f32`,
+    /// one of [`PRECISION_ALGORITHMS`]).
     pub algorithm: Option<String>,
 }
+
+/// XLA's `PrecisionConfig::Algorithm`s as HLO text spells them (the enum's
+/// name without `ALG_`, lower case): what a dot's or a convolution's
+/// `algorithm=` may say.
+pub const PRECISION_ALGORITHMS: &[&str] = &[
+    "unset",
+    "dot_any_f8_any_f8_f32",
+    "dot_any_f8_any_f8_f32_fast_accum",
+    "dot_f16_f16_f16",
+    "dot_f16_f16_f32",
+    "dot_bf16_bf16_bf16",
+    "dot_bf16_bf16_f32",
+    "dot_bf16_bf16_f32_x3",
+    "dot_bf16_bf16_f32_x6",
+    "dot_bf16_bf16_f32_x9",
+    "dot_tf32_tf32_f32",
+    "dot_tf32_tf32_f32_x3",
+    "dot_f32_f32_f32",
+    "dot_f64_f64_f64",
+];

@@ -29,8 +29,8 @@ pub use common_attrs::{
     BackendConfig, CommonAttrs, FrontendAttributes, Metadata, MoreMetadata, ResultAccuracy,
     Statistics,
 };
-pub use convolution::{ConvolutionAttrs, ConvolutionDims};
-pub use dot::{DotAttrs, Precision};
+pub use convolution::{CONVOLUTION_KINDS, ConvolutionAttrs, ConvolutionDims};
+pub use dot::{DotAttrs, PRECISION_ALGORITHMS, Precision};
 pub use gather_scatter::{GatherAttrs, ScatterAttrs};
 pub use named_enums::*;
 pub use sharding::{

@@ -205,8 +205,14 @@ impl Parser<'_> {
                     feature_group_count: bag.int("feature_group_count")?.unwrap_or(1),
                     batch_group_count: bag.int("batch_group_count")?.unwrap_or(1),
                     precision: bag.precision()?,
-                    algorithm: bag.word("algorithm")?.map(|(_, w)| w),
-                    convolution_kind: bag.word("convolution_kind")?.map(|(_, w)| w),
+                    algorithm: bag
+                        .word("algorithm")?
+                        .map(|w| keyword(self, w, "precision algorithm", PRECISION_ALGORITHMS))
+                        .transpose()?,
+                    convolution_kind: bag
+                        .word("convolution_kind")?
+                        .map(|w| keyword(self, w, "convolution kind", CONVOLUTION_KINDS))
+                        .transpose()?,
                     sparsity_config: bag.raw("sparsity_config")?,
                 }))
             }
@@ -223,7 +229,10 @@ impl Parser<'_> {
                     dot.lhs_ragged = bag.ints("lhs_ragged_dims")?.unwrap_or_default();
                     dot.rhs_group = bag.ints("rhs_group_dims")?.unwrap_or_default();
                 } else {
-                    dot.algorithm = bag.word("algorithm")?.map(|(_, w)| w);
+                    dot.algorithm = bag
+                        .word("algorithm")?
+                        .map(|w| keyword(self, w, "precision algorithm", PRECISION_ALGORITHMS))
+                        .transpose()?;
                 }
                 Attrs::Dot(Box::new(dot))
             }

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::progress::{Patience, Progress, deadline_stop};
+use super::progress::{Lane, Patience, Progress, Waited, current_lane, deadline_stop};
 use super::remote::{Remote, WHOLE_CHANNEL_ACROSS_RANKS};
 use crate::tensor::Value;
 
@@ -104,6 +104,9 @@ struct State {
     /// Each posted, unredeemed receive: its route and message index.
     tickets: HashMap<Ticket, (Route, u64)>,
     next_ticket: u32,
+    /// Each message a thread here waits for (route, index): the thread's
+    /// device and lane, to mark busy when the message comes.
+    receivers: HashMap<(Route, u64), (usize, Lane)>,
     /// Why the run stopped, once a device has failed.
     aborted: Option<String>,
 }
@@ -137,6 +140,7 @@ impl Mailbox {
                 queues: HashMap::new(),
                 tickets: HashMap::new(),
                 next_ticket: 0,
+                receivers: HashMap::new(),
                 aborted: None,
             }),
             arrived: Condvar::new(),
@@ -173,6 +177,10 @@ impl Mailbox {
         let queue = state.queues.entry(route).or_default();
         let index = queue.sent;
         queue.sent += 1;
+        if let Some((device, lane)) = state.receivers.remove(&(route, index)) {
+            self.progress.woken(device, lane);
+        }
+        let queue = state.queues.entry(route).or_default();
         queue.waiting.insert(
             index,
             Message {
@@ -202,14 +210,6 @@ impl Mailbox {
         Ok(ticket)
     }
 
-    /// What `ticket` waits for, in words (`message 1 on channel 7 from
-    /// device 0 to device 1`), while it is posted.
-    pub fn describe(&self, ticket: Ticket) -> Option<String> {
-        let state = self.lock().ok()?;
-        let (route, index) = state.tickets.get(&ticket)?;
-        Some(format!("message {} on {route}", index + 1))
-    }
-
     /// The device that sends what `ticket` waits for, when its route names
     /// one.
     pub fn source_of(&self, ticket: Ticket) -> Option<usize> {
@@ -220,9 +220,11 @@ impl Mailbox {
         }
     }
 
-    /// The message `ticket` claims, once it has been sent.
-    pub fn receive(&self, ticket: Ticket) -> Result<Message, String> {
+    /// The message `ticket` claims, once it has been sent, for device
+    /// `device` (a flattened id) waiting at `what`.
+    pub fn receive(&self, ticket: Ticket, device: usize, what: &str) -> Result<Message, String> {
         let mut state = self.lock()?;
+        let mut marked_waiting = false;
         let Some(&(route, index)) = state.tickets.get(&ticket) else {
             return Err(format!(
                 "receive {} was never posted or was already redeemed (each recv's context is redeemed by one recv-done)",
@@ -236,16 +238,28 @@ impl Mailbox {
             let queue = state.queues.entry(route).or_default();
             if let Some(data) = queue.waiting.remove(&index) {
                 state.tickets.remove(&ticket);
+                self.progress.wait_ends(device, Waited::Message);
                 return Ok(data);
             }
             let sent = queue.sent;
+            // Marked only now, under the lock, having seen the message is
+            // not in: a waiting thread's wait is never satisfied (see
+            // `progress`).
+            if !marked_waiting {
+                let what = format!("{what} for message {} on {route}", index + 1);
+                self.progress.wait_begins(device, what);
+                state
+                    .receivers
+                    .insert((route, index), (device, current_lane(device)));
+                marked_waiting = true;
+            }
             let wait = match self.progress.patience() {
                 Patience::Wait(wait) => wait,
                 Patience::DeadlinePassed(deadline) => return Err(deadline_stop(deadline)),
                 Patience::Stalled => {
                     return Err(format!(
-                        "every unfinished device waits and none has moved for {:.1} s, and message {} on {route} never came ({sent} had been sent there): no device sent it (a missing send, a send on another channel or pair, or a deadlock)",
-                        self.progress.timeout().as_secs_f64(),
+                        "{}, and message {} on {route} never came ({sent} had been sent there): no device sent it (a missing send, a send on another channel or pair, or a deadlock)",
+                        self.progress.stall_words(),
                         index + 1,
                     ));
                 }
@@ -306,31 +320,37 @@ mod tests {
         value.as_tensor().expect("an array").bytes[0]
     }
 
-    /// A mailbox for one device that gives up `timeout` after the device
-    /// begins to wait (as a recv-done tells the tracker).
-    fn waiting_mailbox(timeout: Duration) -> Mailbox {
-        let progress = Arc::new(Progress::new(1, |_| true, timeout));
-        progress.wait_begins(0, "a recv-done".into());
-        Mailbox::new(progress)
+    /// A mailbox for device 0, which receives, and device 1, which
+    /// computes (and may send) until it finishes.
+    fn mailbox_of_two() -> (Mailbox, Arc<Progress>) {
+        let progress = Arc::new(Progress::new(2, |_| true, Duration::from_secs(30)));
+        (Mailbox::new(progress.clone()), progress)
+    }
+
+    fn waiting_mailbox() -> Mailbox {
+        mailbox_of_two().0
     }
 
     #[test]
     fn a_route_delivers_in_send_order_to_receives_in_post_order() {
-        let mailbox = waiting_mailbox(Duration::from_secs(1));
+        let mailbox = waiting_mailbox();
         let route = Route::Channel(1);
         let first = mailbox.post_receive(route).unwrap();
         let second = mailbox.post_receive(route).unwrap();
         mailbox.send(route, scalar(10), Duration::ZERO).unwrap();
         mailbox.send(route, scalar(20), Duration::ZERO).unwrap();
         // Redeemed out of order, each still takes its own message.
-        assert_eq!(byte(&mailbox.receive(second).unwrap().data), 20);
-        assert_eq!(byte(&mailbox.receive(first).unwrap().data), 10);
-        assert!(mailbox.receive(first).is_err(), "a ticket is redeemed once");
+        assert_eq!(byte(&mailbox.receive(second, 0, "r").unwrap().data), 20);
+        assert_eq!(byte(&mailbox.receive(first, 0, "r").unwrap().data), 10);
+        assert!(
+            mailbox.receive(first, 0, "r").is_err(),
+            "a ticket is redeemed once"
+        );
     }
 
     #[test]
     fn routes_are_apart() {
-        let mailbox = waiting_mailbox(Duration::from_millis(50));
+        let (mailbox, progress) = mailbox_of_two();
         let to_one = Route::Pair {
             channel: 1,
             source: 0,
@@ -342,19 +362,47 @@ mod tests {
             target: 2,
         };
         mailbox.send(to_two, scalar(2), Duration::ZERO).unwrap();
+        let ticket = mailbox.post_receive(to_two).unwrap();
+        assert_eq!(byte(&mailbox.receive(ticket, 0, "r").unwrap().data), 2);
+        // With the only other device finished, a receive whose message is
+        // not in can never end: it fails at once, without a timeout.
+        progress.finish(1, false);
         let ticket = mailbox.post_receive(to_one).unwrap();
-        let error = mailbox.receive(ticket).unwrap_err();
+        let error = mailbox.receive(ticket, 0, "main/%recv-done").unwrap_err();
         assert!(
-            error.contains("message 1 on channel 1 from device 0 to device 1"),
+            error.contains("none can move")
+                && error.contains("message 1 on channel 1 from device 0 to device 1"),
             "{error}"
         );
-        let ticket = mailbox.post_receive(to_two).unwrap();
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap().data), 2);
+        assert_eq!(
+            progress.describe(0).as_deref(),
+            Some("waits at main/%recv-done for message 1 on channel 1 from device 0 to device 1")
+        );
+    }
+
+    #[test]
+    fn a_message_marks_its_receiver_busy_before_it_wakes() {
+        let (mailbox, progress) = mailbox_of_two();
+        let route = Route::Channel(5);
+        let ticket = mailbox.post_receive(route).unwrap();
+        let receiver = {
+            let mailbox = Arc::new(mailbox);
+            let waiting = mailbox.clone();
+            let handle = std::thread::spawn(move || waiting.receive(ticket, 0, "r"));
+            while progress.snapshot().blocked == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            mailbox.send(route, scalar(9), Duration::ZERO).unwrap();
+            // Busy at once, whether or not the receiver has woken yet.
+            assert_eq!(progress.snapshot().blocked, 0);
+            handle
+        };
+        assert_eq!(byte(&receiver.join().unwrap().unwrap().data), 9);
     }
 
     #[test]
     fn a_receive_waits_for_a_send_from_another_thread() {
-        let mailbox = Arc::new(waiting_mailbox(Duration::from_secs(5)));
+        let mailbox = Arc::new(waiting_mailbox());
         let ticket = mailbox.post_receive(Route::Channel(3)).unwrap();
         let sender = {
             let mailbox = mailbox.clone();
@@ -365,13 +413,13 @@ mod tests {
                     .unwrap();
             })
         };
-        assert_eq!(byte(&mailbox.receive(ticket).unwrap().data), 7);
+        assert_eq!(byte(&mailbox.receive(ticket, 0, "r").unwrap().data), 7);
         sender.join().unwrap();
     }
 
     #[test]
     fn an_abort_wakes_a_waiting_receive() {
-        let mailbox = Arc::new(waiting_mailbox(Duration::from_secs(30)));
+        let mailbox = Arc::new(waiting_mailbox());
         let ticket = mailbox.post_receive(Route::Channel(1)).unwrap();
         let aborter = {
             let mailbox = mailbox.clone();
@@ -380,7 +428,7 @@ mod tests {
                 mailbox.abort("device 0 failed".into());
             })
         };
-        let error = mailbox.receive(ticket).unwrap_err();
+        let error = mailbox.receive(ticket, 0, "r").unwrap_err();
         assert_eq!(error, "stopped because device 0 failed");
         aborter.join().unwrap();
     }

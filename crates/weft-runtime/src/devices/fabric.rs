@@ -29,17 +29,19 @@
 //! data, for a device that … waits for this one. Every wait needs all it
 //! waits for, so a cycle is a certain deadlock; it is how devices that
 //! disagree about the groups or the order of their collectives meet, and
-//! the thread that closes it names every wait on it. Waits the fabric does
-//! not see (a recv, a device on another rank) leave a deadlock to the
-//! timeout.
+//! the thread that closes it names every wait on it. A deadlock through
+//! waits the fabric does not see (a recv) is still found at once, by the
+//! tracker, as every device blocked ([`super::progress`]); one through a
+//! device on another rank, by the timeout.
 //!
 //! A collective-permute does not meet its whole group: each source leaves
 //! its data in a mailbox for its target ([`Fabric::deliver`]) and each
 //! target waits only for its own source ([`Fabric::collect`]), so a ring of
 //! permutes couples neighbours, not every device, as on a real fabric.
 //!
-//! Faults are outcomes: when every unfinished device waits and nothing has
-//! moved for the timeout ([`super::progress`]), the wait ends with an error
+//! Faults are outcomes: when every unfinished device is blocked (across
+//! ranks: and nothing has moved for the timeout, [`super::progress`]), the
+//! wait ends with an error
 //! naming the instance, the devices still missing and what every device is
 //! doing; and a device that fails aborts the fabric so no other device waits
 //! for it. A device that computes keeps the others waiting as long as it
@@ -60,7 +62,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::progress::{Patience, Progress, Waited, deadline_stop};
+use super::progress::{Lane, Patience, Progress, Waited, deadline_stop};
 use super::remote::{ON_ANOTHER_RANK, Remote};
 use crate::tensor::Value;
 
@@ -378,17 +380,6 @@ impl Fabric {
             .join("\n")
     }
 
-    /// Records that `device` waits at `what` outside a rendezvous (a
-    /// recv-done), so the tracker counts it blocked and a report shows it.
-    pub(crate) fn note_waiting(&self, device: usize, what: String) {
-        self.progress.wait_begins(device, what);
-    }
-
-    /// `device` received what it waited for (see [`Fabric::note_waiting`]).
-    pub(crate) fn done_waiting(&self, device: usize) {
-        self.progress.wait_ends(device, Waited::Message);
-    }
-
     /// Every device's state now, as a timeout reports it.
     pub(crate) fn device_states(&self) -> String {
         self.report()
@@ -396,10 +387,7 @@ impl Fabric {
 
     /// The words of a stalled wait: how long nothing moved.
     fn stalled(&self) -> String {
-        format!(
-            "every unfinished device waits and none has moved for {:.1} s",
-            self.progress.timeout().as_secs_f64()
-        )
+        self.progress.stall_words()
     }
 
     /// Deposits `contribution` as member `position` of the instance `key`'s
@@ -437,8 +425,6 @@ impl Fabric {
             .state
             .lock()
             .map_err(|_| "the fabric's lock was poisoned".to_string())?;
-        self.progress
-            .wait_begins(me, format!("{} ({})", signature.at, key.describe()));
         let slot = state
             .slots
             .entry(key.clone())
@@ -452,11 +438,15 @@ impl Fabric {
         if let Err(trouble) = check_agreement(slot, me, &signature, &contribution, &key) {
             // The members already here fail with the same words.
             slot.trouble = Some(trouble.clone());
+            self.wake_group(&state, &key);
             self.changed.notify_all();
             return Err(trouble);
         }
         slot.contributions[position] = Some(Arc::new(contribution));
         slot.arrivals[position] = arrival;
+        if slot.contributions.iter().all(Option::is_some) {
+            self.wake_group(&state, &key);
+        }
         let lane = (me, key.on_stream);
         state.waiting.insert(
             lane,
@@ -465,9 +455,11 @@ impl Fabric {
                 at: signature.at.clone(),
             },
         );
+        let what = format!("{} ({})", signature.at, key.describe());
         self.find_deadlock(&mut state, lane);
         self.changed.notify_all();
         let mut finished_seen = None;
+        let mut marked_waiting = false;
         loop {
             let slot = state
                 .slots
@@ -520,6 +512,13 @@ impl Fabric {
                 state.waiting.remove(&lane);
                 self.progress.wait_ends(me, Waited::Collective);
                 return Ok(exchanged);
+            }
+            // Marked only now, under the lock, having seen the group is
+            // not all here: a waiting thread's wait is never satisfied
+            // (see `progress`).
+            if !marked_waiting {
+                self.progress.wait_begins(me, what.clone());
+                marked_waiting = true;
             }
             let wait = match self.progress.patience() {
                 Patience::Wait(wait) => wait,
@@ -583,7 +582,8 @@ impl Fabric {
     /// wait ends. Such a cycle is a certain deadlock (every wait needs all
     /// it waits for), and every thread on it is told so in the same words.
     /// Only this rank's threads are seen, and only waits in the fabric: a
-    /// cycle through another rank or a recv is found by the timeout.
+    /// cycle through a recv is found by the tracker (every device blocked),
+    /// one through another rank by the timeout.
     fn find_deadlock(&self, state: &mut State, lane: (usize, bool)) {
         // Only one wait at one place cannot close a cycle: the common case
         // costs nothing.
@@ -640,6 +640,18 @@ impl Fabric {
         );
         for device in cycle {
             state.stuck.insert((device, stream), trouble.clone());
+            // It will move now, to fail.
+            self.progress.woken(device, lane_of((device, stream)));
+        }
+    }
+
+    /// Marks every thread here waiting at the instance `key` busy: its
+    /// group is complete, or it can never be.
+    fn wake_group(&self, state: &State, key: &Key) {
+        for (&lane, wait) in &state.waiting {
+            if matches!(wait, Wait::Group { key: waited, .. } if waited == key) {
+                self.progress.woken(lane.0, lane_of(lane));
+            }
         }
     }
 
@@ -679,11 +691,15 @@ impl Fabric {
         }
         if let Err(trouble) = check_agreement(slot, source, &signature, &contribution, &key) {
             slot.trouble = Some(trouble.clone());
+            self.wake_group(&state, &key);
             self.changed.notify_all();
             return Err(trouble);
         }
         slot.contributions[position] = Some(Arc::new(contribution));
         slot.arrivals[position] = arrival;
+        if slot.contributions.iter().all(Option::is_some) {
+            self.wake_group(&state, &key);
+        }
         self.progress.delivered();
         self.changed.notify_all();
         Ok(())
@@ -730,6 +746,11 @@ impl Fabric {
             source,
             target,
         };
+        let lane = (target, mail.key.on_stream);
+        if matches!(state.waiting.get(&lane), Some(Wait::Data { key, source: from, .. }) if *key == mail.key && *from == source)
+        {
+            self.progress.woken(target, lane_of(lane));
+        }
         state.mailboxes.insert(
             mail,
             Delivered {
@@ -755,12 +776,9 @@ impl Fabric {
             .state
             .lock()
             .map_err(|_| "the fabric's lock was poisoned".to_string())?;
-        self.progress.wait_begins(
-            target,
-            format!(
-                "{what} ({}) for the data of device {source}",
-                key.describe()
-            ),
+        let waiting_for = format!(
+            "{what} ({}) for the data of device {source}",
+            key.describe()
         );
         let lane = (target, key.on_stream);
         let mail = Mail {
@@ -769,6 +787,8 @@ impl Fabric {
             target,
         };
         if !state.mailboxes.contains_key(&mail) {
+            // Marked under the lock, having seen the data is not in.
+            self.progress.wait_begins(target, waiting_for);
             state.waiting.insert(
                 lane,
                 Wait::Data {
@@ -833,11 +853,27 @@ impl Fabric {
     /// with an error). Wakes every waiter, for whom a member that finished
     /// is a member that will never come.
     pub(crate) fn finish(&self, device: usize, failed: bool) {
-        self.progress.finish(device, failed);
         // Counted under the lock, so no waiter misses it between looking at
-        // the tracker and going to sleep.
+        // the tracker and going to sleep. The waiters it strands are woken
+        // (to fail) before the device counts as finished, so the tracker
+        // never sees every device blocked on its account and the waiters
+        // give the precise reason.
         if let Ok(mut state) = self.state.lock() {
             state.finished += 1;
+            if !failed {
+                let stranded: Vec<(usize, bool)> = state
+                    .waiting
+                    .keys()
+                    .copied()
+                    .filter(|&lane| Fabric::awaited(&state, lane).contains(&device))
+                    .collect();
+                for lane in stranded {
+                    self.progress.woken(lane.0, lane_of(lane));
+                }
+            }
+            self.progress.finish(device, failed);
+        } else {
+            self.progress.finish(device, failed);
         }
         self.changed.notify_all();
     }
@@ -862,6 +898,15 @@ impl Fabric {
 }
 
 /// The members of `key`'s group whose contribution to `slot` is missing.
+/// The tracker's lane of a fabric's (device, on its stream) waiter.
+fn lane_of((_, on_stream): (usize, bool)) -> Lane {
+    if on_stream {
+        Lane::Stream
+    } else {
+        Lane::Compute
+    }
+}
+
 fn missing_members(slot: &Slot, key: &Key) -> Vec<usize> {
     slot.contributions
         .iter()

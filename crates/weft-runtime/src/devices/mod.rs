@@ -650,13 +650,13 @@ fn run_devices(
                 instr: None,
                 message: if error.message.starts_with(NO_MESSAGE) {
                     format!(
-                        "{NO_MESSAGE}: for {:.1} s every unfinished device has waited and none has moved; a deadlock, or a recv whose send never happens (missing, or on another channel or pair).{EVERY_DEVICE}{states}",
-                        tracker.timeout().as_secs_f64()
+                        "{NO_MESSAGE}: {}; a deadlock, or a recv whose send never happens (missing, or on another channel or pair).{EVERY_DEVICE}{states}",
+                        tracker.stall_words()
                     )
                 } else {
                     format!(
-                        "{STALLED}: for {:.1} s every unfinished device has waited and none has moved; a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
-                        tracker.timeout().as_secs_f64()
+                        "{STALLED}: {}; a deadlock, or collectives the devices do not agree on (kind, shape, group or order).{EVERY_DEVICE}{states}",
+                        tracker.stall_words()
                     )
                 },
             })

@@ -1,29 +1,39 @@
 //! Whether a run is still moving, for the one rule that decides a wait is
 //! hopeless: a device gives up waiting only when *every* unfinished device
-//! of this process is blocked and nothing has moved for the run's timeout.
-//! A device that computes keeps every waiter patient, however long it
-//! computes, so a correct but unbalanced program is never called a
-//! deadlock; a true deadlock is still reported a timeout after its last
-//! move.
+//! is blocked, so that none can move until another does. On one process
+//! that is certain at once and the run stops at once; across processes
+//! ("ranks") it must also have lasted the run's timeout with no rank
+//! reporting a move. A device that computes keeps every waiter patient,
+//! however long it computes, so a correct but unbalanced program is never
+//! called a deadlock.
 //!
 //! A device is two threads, its compute thread and its async stream, and
 //! each is in one activity:
 //! - busy: running instructions, sleeping out a transfer, starting up, or
 //!   (a stream) idle between jobs;
 //! - waiting at a collective's rendezvous, for a permute's data or for a
-//!   recv's message;
+//!   recv's message, and what it waits for has not come;
 //! - at a done, waiting for its async stream's result (compute thread
 //!   only);
 //! - finished: the device's run is over (compute thread only).
 //!
-//! A device is *blocked* when its compute thread waits, or sits at a done
-//! while its stream waits: then it cannot move until another device does.
-//! A *move* is any device arriving at or leaving a wait, a message or
-//! contribution delivered, or a device finishing. Waiters ask
-//! `Progress::patience` each time they wake; its answer is to wait on
-//! (until the earliest moment the rule could hold), that the run stalled,
-//! or that the run's deadline (`--deadline`) passed, which ends every wait
-//! too.
+//! The tracker also counts the jobs a device has handed to its stream and
+//! the stream has not finished. A device is *blocked* when it cannot move
+//! until another device does: its compute thread waits while its stream
+//! waits too or has no job, or its compute thread sits at a done while
+//! its stream waits. A *move* is any change of activity, a message or
+//! contribution delivered, a job handed over or finished, or a device
+//! finishing. Waiters ask `Progress::patience` each time they wake; its
+//! answer is to wait on, that the run stalled, or that the run's deadline
+//! (`--deadline`) passed, which ends every wait too.
+//!
+//! Blocked is exact, not a guess, because of two rules its callers keep:
+//! a thread is marked waiting only under the lock that guards what it
+//! waits for, after seeing that it has not come; and whoever delivers it
+//! marks the waiter busy again under that same lock (`Progress::woken`),
+//! before the waiter has even woken up. So a waiting thread's wait is
+//! never already satisfied, and "every device blocked" on one process is a
+//! certain deadlock — a cycle through recvs and collectives alike.
 //!
 //! Which thread waits is known without asking the caller: the grid's
 //! runner tells each thread its device and lane once, when it starts it
@@ -33,27 +43,27 @@
 //! Invariants:
 //! - lock order: the fabric's or the mailbox's lock, then the tracker's;
 //!   the tracker never calls out while it holds its own;
-//! - every change of a device's activity is a move, so the moment every
-//!   device became blocked is the last move, and a waiter that wakes a
-//!   timeout after the last move sees the stall at once;
-//! - the counters only grow during a run;
+//! - every change of a device's activity is a move;
+//! - the counters only grow during a run (but the stream's job count);
 //! - the devices' activities freeze when the run stalls, passes its
 //!   deadline or is aborted (`Progress::freeze`): every report made after
 //!   that, on any thread or rank, shows the devices where the run stopped,
 //!   not the errors they stopped with.
 //!
-//! Across ranks ([`super::remote`]) a rank sees only its own devices.
-//! Every heartbeat period each rank tells the others how many moves it has
-//! seen and whether one of its devices is busy (`PeerReport`); a report
-//! that shows a new move, or a busy device, counts as a move here. So a
-//! device computing on another rank keeps this rank's waiters patient, and
-//! a deadlock spanning ranks is still found: every rank's devices blocked
-//! and no report showing a move for the timeout. Reports only say what the
-//! rank saw itself (a report never counts as a move of the rank that
-//! receives it), so two ranks cannot keep each other patient by echoing.
-//! Reports arrive once per heartbeat period, so across ranks the timeout is
-//! at least [`SHORTEST_TIMEOUT_ACROSS_RANKS`]. A rank that died sends no
-//! reports: its silence counts as no move.
+//! Across ranks ([`super::remote`]) a rank sees only its own devices, and a
+//! message from another rank may be on its way, so "every device here
+//! blocked" is not yet a deadlock. Every heartbeat period each rank tells
+//! the others how many moves it has seen and whether one of its devices is
+//! busy (`PeerReport`); a report that shows a new move, or a busy device,
+//! counts as a move here. So a device computing on another rank keeps this
+//! rank's waiters patient, and a deadlock spanning ranks is found once
+//! every rank's devices are blocked and no report has shown a move for the
+//! timeout. Reports only say what the rank saw itself (a report never
+//! counts as a move of the rank that receives it), so two ranks cannot keep
+//! each other patient by echoing. Reports arrive once per heartbeat period,
+//! so across ranks the timeout is at least
+//! [`SHORTEST_TIMEOUT_ACROSS_RANKS`]. A rank that died sends no reports:
+//! its silence counts as no move.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -90,7 +100,7 @@ pub(crate) fn enter_lane(device: usize, lane: Lane) {
 }
 
 /// The lane of `device` the current thread is.
-fn current_lane(device: usize) -> Lane {
+pub(crate) fn current_lane(device: usize) -> Lane {
     match LANE.get() {
         Some((known, lane)) if known == device => lane,
         _ => Lane::Compute,
@@ -116,6 +126,8 @@ enum Activity {
 struct Device {
     compute: Activity,
     stream: Activity,
+    /// Jobs handed to the stream and not yet finished by it.
+    queued: usize,
 }
 
 impl Device {
@@ -123,12 +135,16 @@ impl Device {
         matches!(self.compute, Activity::Finished { .. })
     }
 
-    /// Whether the device cannot move until another one does.
+    /// Whether the device cannot move until another one does: its stream
+    /// can wake its compute thread only by finishing a job, and can only
+    /// finish one it has and is not waiting in.
     fn blocked(&self) -> bool {
-        matches!(
-            (&self.compute, &self.stream),
-            (Activity::Waiting(_), _) | (Activity::AtDone(_), Activity::Waiting(_))
-        )
+        let stream_stuck = matches!(self.stream, Activity::Waiting(_));
+        match self.compute {
+            Activity::Waiting(_) => stream_stuck || self.queued == 0,
+            Activity::AtDone(_) => stream_stuck,
+            _ => false,
+        }
     }
 
     /// The device's state in words, as a report lists it.
@@ -136,6 +152,9 @@ impl Device {
         match (&self.compute, &self.stream) {
             (Activity::Finished { failed: false }, _) => "finished".into(),
             (Activity::Finished { failed: true }, _) => "stopped with an error".into(),
+            (Activity::Waiting(at), _) if self.stream_busy() => {
+                format!("waits at {at} (its async stream computes)")
+            }
             (Activity::Waiting(at), _) => format!("waits at {at}"),
             (Activity::AtDone(done), Activity::Waiting(at)) => {
                 format!("waits at {done} for its async stream, which waits at {at}")
@@ -148,6 +167,12 @@ impl Device {
             }
             (Activity::Busy, _) => "computes".into(),
         }
+    }
+
+    /// What the stream does, when it keeps a waiting device from being
+    /// blocked.
+    fn stream_busy(&self) -> bool {
+        !matches!(self.stream, Activity::Waiting(_)) && self.queued > 0
     }
 }
 
@@ -165,8 +190,8 @@ pub(crate) enum Waited {
 pub(crate) enum Patience {
     /// Wait at most this long (or until woken), then ask again.
     Wait(Duration),
-    /// Every unfinished device is blocked and nothing moved for the
-    /// timeout: give up, reporting a deadlock.
+    /// Every unfinished device is blocked (and, across ranks, nothing
+    /// moved for the timeout): give up, reporting a deadlock.
     Stalled,
     /// The run's deadline (this long after the start) passed: give up.
     DeadlinePassed(Duration),
@@ -217,6 +242,9 @@ struct State {
     deadline: Option<(Instant, Duration)>,
     /// The run stopped: activities no longer change.
     frozen: bool,
+    /// Every device of the grid runs here: no message can come from
+    /// elsewhere, so every device blocked is a deadlock at once.
+    alone: bool,
 }
 
 impl State {
@@ -260,11 +288,13 @@ impl Progress {
     /// here; a wait gives up once every local device is blocked and nothing
     /// moved for `timeout`.
     pub fn new(devices: usize, is_local: impl Fn(usize) -> bool, timeout: Duration) -> Progress {
+        let devices: Vec<Option<Device>> = (0..devices)
+            .map(|id| is_local(id).then(Device::default))
+            .collect();
         Progress {
             state: Mutex::new(State {
-                devices: (0..devices)
-                    .map(|id| is_local(id).then(Device::default))
-                    .collect(),
+                alone: devices.iter().all(Option::is_some),
+                devices,
                 last_move: Instant::now(),
                 moves: 0,
                 collectives: 0,
@@ -323,6 +353,61 @@ impl Progress {
         self.lock().moved();
     }
 
+    /// What the thread `lane` of `device` waits for has come: it is busy
+    /// from now on, though it has not woken up yet. Called by whoever
+    /// delivered it, under the lock that guards what was delivered (see
+    /// the module docs); does nothing to a thread that does not wait.
+    pub(crate) fn woken(&self, device: usize, lane: Lane) {
+        let mut state = self.lock();
+        let waits = state
+            .devices
+            .get(device)
+            .and_then(Option::as_ref)
+            .is_some_and(|d| {
+                matches!(
+                    match lane {
+                        Lane::Compute => &d.compute,
+                        Lane::Stream => &d.stream,
+                    },
+                    Activity::Waiting(_)
+                )
+            });
+        if waits {
+            state.set(device, lane, Activity::Busy);
+        }
+    }
+
+    /// `device`'s compute thread is about to hand its stream a job.
+    pub(crate) fn job_queued(&self, device: usize) {
+        let mut state = self.lock();
+        if let Some(Some(d)) = state.devices.get_mut(device) {
+            d.queued += 1;
+            state.moved();
+        }
+    }
+
+    /// `device`'s stream finished a job (its result is in).
+    pub(crate) fn job_finished(&self, device: usize) {
+        let mut state = self.lock();
+        if let Some(Some(d)) = state.devices.get_mut(device) {
+            d.queued = d.queued.saturating_sub(1);
+            state.moved();
+        }
+    }
+
+    /// Why a stalled run stopped, in words: every device blocked, and
+    /// across ranks for how long.
+    pub(crate) fn stall_words(&self) -> String {
+        if self.lock().alone {
+            "every unfinished device waits for another, so none can move".into()
+        } else {
+            format!(
+                "every unfinished device waits and none has moved for {:.1} s",
+                self.timeout.as_secs_f64()
+            )
+        }
+    }
+
     /// `device`'s run is over (`failed`: with an error).
     pub(crate) fn finish(&self, device: usize, failed: bool) {
         self.lock()
@@ -363,6 +448,10 @@ impl Progress {
             from.checked_add(self.timeout)
                 .unwrap_or(from + Duration::from_secs(3600))
         };
+        if state.alone && state.local().any(|d| !d.finished()) && state.all_blocked() {
+            state.frozen = true;
+            return Patience::Stalled;
+        }
         let quiet = now.saturating_duration_since(state.last_move);
         let wake = if quiet < self.timeout {
             after_timeout(state.last_move)
@@ -525,9 +614,49 @@ mod tests {
         assert_eq!(progress.describe(1).as_deref(), Some("computes"));
     }
 
+    /// Devices 0 and 1 here, device 2 on another rank.
+    fn spanning_ranks(timeout: Duration) -> Progress {
+        Progress::new(3, |id| id < 2, timeout)
+    }
+
     #[test]
-    fn every_device_blocked_and_quiet_is_a_stall() {
-        let progress = two_devices(Duration::from_millis(20));
+    fn on_one_process_every_device_blocked_is_a_stall_at_once() {
+        let progress = two_devices(Duration::from_secs(60));
+        progress.wait_begins(0, "main/%a".into());
+        assert!(matches!(progress.patience(), Patience::Wait(_)));
+        progress.wait_begins(1, "main/%b".into());
+        assert_eq!(progress.patience(), Patience::Stalled);
+        assert!(progress.stall_words().contains("none can move"));
+    }
+
+    #[test]
+    fn a_stream_with_a_job_keeps_its_waiting_device_unblocked() {
+        let progress = two_devices(Duration::from_secs(60));
+        progress.job_queued(0);
+        progress.wait_begins(0, "main/%a".into());
+        progress.wait_begins(1, "main/%b".into());
+        assert!(matches!(progress.patience(), Patience::Wait(_)));
+        assert_eq!(
+            progress.describe(0).as_deref(),
+            Some("waits at main/%a (its async stream computes)")
+        );
+        progress.job_finished(0);
+        assert_eq!(progress.patience(), Patience::Stalled);
+    }
+
+    #[test]
+    fn a_woken_waiter_is_busy_before_it_runs() {
+        let progress = two_devices(Duration::from_secs(60));
+        progress.wait_begins(0, "main/%a".into());
+        progress.woken(0, Lane::Compute);
+        progress.wait_begins(1, "main/%b".into());
+        assert!(matches!(progress.patience(), Patience::Wait(_)));
+        assert_eq!(progress.describe(0).as_deref(), Some("computes"));
+    }
+
+    #[test]
+    fn across_ranks_every_device_blocked_and_quiet_is_a_stall() {
+        let progress = spanning_ranks(Duration::from_millis(20));
         progress.wait_begins(0, "main/%a".into());
         progress.wait_begins(1, "main/%b".into());
         // Just after the last move: wait out the rest of the timeout.
@@ -545,7 +674,7 @@ mod tests {
 
     #[test]
     fn a_finished_device_does_not_keep_anyone_patient() {
-        let progress = two_devices(Duration::from_millis(10));
+        let progress = spanning_ranks(Duration::from_millis(10));
         progress.wait_begins(0, "main/%total".into());
         progress.finish(1, false);
         std::thread::sleep(Duration::from_millis(20));
@@ -557,7 +686,7 @@ mod tests {
 
     #[test]
     fn a_move_restarts_the_quiet_time() {
-        let progress = two_devices(Duration::from_millis(50));
+        let progress = spanning_ranks(Duration::from_millis(50));
         progress.wait_begins(0, "a".into());
         progress.wait_begins(1, "b".into());
         std::thread::sleep(Duration::from_millis(30));

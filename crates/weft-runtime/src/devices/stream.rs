@@ -116,6 +116,7 @@ pub(crate) fn run_stream(
             });
         }
         result.fulfil(outcome.map_err(|e| e.to_string()), ready);
+        fabric.progress().job_finished(index);
     }
     StreamEnd {
         clock: evaluator.now(),

@@ -414,9 +414,21 @@ impl Evaluator<'_> {
             span,
             started: self.now(),
         };
-        stream
-            .send(job)
-            .map_err(|_| self.error(instr, "the device's async stream has stopped"))?;
+        // Counted before it is sent, so the tracker never sees the stream
+        // idle with a job on its way (see devices::progress).
+        let progress = self
+            .device
+            .as_ref()
+            .map(|d| (d.fabric.progress().clone(), d.grid.id(d.id)));
+        if let Some((progress, id)) = &progress {
+            progress.job_queued(*id);
+        }
+        if stream.send(job).is_err() {
+            if let Some((progress, id)) = &progress {
+                progress.job_finished(*id);
+            }
+            return Err(self.error(instr, "the device's async stream has stopped"));
+        }
         Ok(Value::InFlight(result))
     }
 

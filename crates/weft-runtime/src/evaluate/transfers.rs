@@ -169,19 +169,9 @@ impl Evaluator<'_> {
             let me = device.grid.id(device.id);
             let source = device.channels.source_of(Ticket(ticket as u32));
             let what = self.error(instr, "").instruction.unwrap_or_default();
-            let awaited = device
-                .channels
-                .describe(Ticket(ticket as u32))
-                .unwrap_or_else(|| format!("a message on channel {}", self.channel(instr)));
-            device
-                .fabric
-                .note_waiting(me, format!("{what} for {awaited}"));
-            let received = device.channels.receive(Ticket(ticket as u32));
+            let received = device.channels.receive(Ticket(ticket as u32), me, &what);
             let message = match received {
-                Ok(message) => {
-                    device.fabric.done_waiting(me);
-                    message
-                }
+                Ok(message) => message,
                 // A receive that timed out is part of a deadlock or a missing
                 // send: the report shows what every device waits at (this
                 // device keeps its entry, so every report agrees).
