@@ -177,7 +177,7 @@ impl Bench {
         let entry = module.entry.ok_or("a calibration program has no entry")?;
         let arguments: Vec<weft_runtime::Value> = module
             .comp(entry)
-            .params
+            .params()
             .iter()
             .map(|&p| {
                 let array = module.shapes.as_array(module.shape_of(p)).expect("arrays");
@@ -188,9 +188,13 @@ impl Bench {
                 ))
             })
             .collect();
-        let work = module.comp(entry).body.iter().fold(Work::FREE, |sum, &i| {
-            sum.plus(&weft_cost::work::of(&module, i))
-        });
+        let work = module
+            .comp(entry)
+            .body()
+            .iter()
+            .fold(Work::FREE, |sum, &i| {
+                sum.plus(&weft_cost::work::of(&module, i))
+            });
         // One run to warm caches and the allocator.
         weft_runtime::run(&module, arguments.clone()).map_err(|e| e.to_string())?;
         let mut times: Vec<Duration> = (0..self.repeat)

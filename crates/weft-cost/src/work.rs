@@ -182,13 +182,17 @@ pub fn of(module: &Module, instr: Instr) -> Work {
         // One kernel: the fused operations, and only the fusion's own
         // operands and result touch memory.
         if let Some(&fused) = data.callees.first() {
-            let inner = module.comp(fused).body.iter().fold(Work::FREE, |sum, &i| {
-                let mut inner = of(module, i);
-                inner.bytes = 0.0;
-                inner.moved = 0.0;
-                inner.launches = 0.0;
-                sum.plus(&inner)
-            });
+            let inner = module
+                .comp(fused)
+                .body()
+                .iter()
+                .fold(Work::FREE, |sum, &i| {
+                    let mut inner = of(module, i);
+                    inner.bytes = 0.0;
+                    inner.moved = 0.0;
+                    inner.launches = 0.0;
+                    sum.plus(&inner)
+                });
             work.matrix = inner.matrix;
             work.vector = inner.vector;
             work.transcendentals = inner.transcendentals;
@@ -216,7 +220,7 @@ pub fn of(module: &Module, instr: Instr) -> Work {
                 Opcode::Map => data
                     .callees
                     .first()
-                    .map_or(1.0, |&c| module.comp(c).body.len().max(1) as f64),
+                    .map_or(1.0, |&c| module.comp(c).body().len().max(1) as f64),
                 _ => 1.0,
             };
             work.vector[class.index()] = elements * per_element * factor;
@@ -516,7 +520,7 @@ mod tests {
     fn root_work(text: &str) -> Work {
         let module = module(text);
         let entry = module.entry.expect("an entry");
-        of(&module, module.comp(entry).root.expect("a root"))
+        of(&module, module.comp(entry).root().expect("a root"))
     }
 
     #[test]

@@ -727,7 +727,7 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
     for device in 0..grid.len() {
         let mut random = weft_runtime::random::SplitMix64::new(device as u64);
         let mut values = Vec::new();
-        for &param in &module.comp(entry).params {
+        for &param in module.comp(entry).params() {
             let array = module
                 .shapes
                 .as_array(module.shape_of(param))

@@ -8,7 +8,9 @@
 //! [family](attrs). Async operations are modelled as XLA does today
 //! (`async-start` → `async-update`* → `async-done` around a wrapped computation,
 //! with late binding); `<op>-start` sugar is a text concern only, and async chains
-//! are derived ([`async_chain`]), never stored as links.
+//! are derived ([`async_chain`]), never stored as links. Passes change a module
+//! through an [`Editor`](edit::Editor), which keeps body, schedule and the users
+//! of every instruction in step; a module's [`Phase`] only moves forward.
 //!
 //! ```
 //! let text = "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n";
@@ -22,6 +24,7 @@
 pub mod async_chain;
 pub mod attrs;
 pub mod diagnostic;
+pub mod edit;
 pub mod element_type;
 pub mod entity;
 pub mod interpreter_calls;
@@ -42,9 +45,10 @@ pub mod text;
 pub mod verify;
 
 pub use diagnostic::{Diagnostic, Span};
+pub use edit::{EditError, Editor};
 pub use element_type::ElementType;
 pub use module::{
-    Callees, Comp, CompData, Instr, InstrData, MAIN_THREAD, MAX_CALL_DEPTH, Module, Schedule,
+    Callees, Comp, CompData, Instr, InstrData, MAIN_THREAD, MAX_CALL_DEPTH, Module, Phase, Schedule,
 };
 pub use opcode::Opcode;
 pub use operands::Operands;

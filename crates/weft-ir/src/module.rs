@@ -7,8 +7,13 @@
 //!   computation it belongs to, so moving it into another computation (an async
 //!   wrapper, say) keeps its handle;
 //! - instruction data (opcode, shape, operands, callees, attributes) is separate from
-//!   order: a computation's `body` lists its live instructions in text order, and the
-//!   optional [`Schedule`] lists, per computation, the order they execute in;
+//!   order: a computation's body lists its live instructions in text order, and the
+//!   [`Schedule`] lists, per computation, the order they execute in. Order is private:
+//!   it is read through accessors and changed through the building methods here and
+//!   the [`Editor`](crate::edit::Editor), which keep body and schedule in step;
+//! - the module's [`Phase`] only moves forward, and each phase adds invariants the
+//!   verifier checks (a scheduled module has a sequence for every computation XLA
+//!   schedules);
 //! - every operand and control predecessor of an instruction is in the same
 //!   computation; every callee is a computation of the module;
 //! - `params[i]` is the `parameter(i)` instruction of the computation; `root` is in
@@ -106,17 +111,36 @@ pub struct CompData {
     /// bytes long, as nearly all are.
     pub name: compact_str::CompactString,
     /// `params[i]` is its `parameter(i)`.
-    pub params: Vec<Instr>,
+    pub(crate) params: Vec<Instr>,
     /// The instruction whose value the computation returns.
-    pub root: Option<Instr>,
+    pub(crate) root: Option<Instr>,
     /// The live instructions, in text order (the order a parser saw them, or a pass
     /// put them in).
-    pub body: Vec<Instr>,
+    pub(crate) body: Vec<Instr>,
     /// The execution thread, when not the main one (`execution_thread="…"`).
     pub execution_thread: Option<String>,
 }
 
 impl CompData {
+    /// `params()[i]` is the computation's `parameter(i)`.
+    #[inline]
+    pub fn params(&self) -> &[Instr] {
+        &self.params
+    }
+
+    /// The instruction whose value the computation returns.
+    #[inline]
+    pub fn root(&self) -> Option<Instr> {
+        self.root
+    }
+
+    /// The live instructions, in text order (the order a parser saw them, or
+    /// a pass put them in).
+    #[inline]
+    pub fn body(&self) -> &[Instr] {
+        &self.body
+    }
+
     /// The execution thread's name (`"main"` unless set).
     pub fn thread(&self) -> &str {
         self.execution_thread.as_deref().unwrap_or(MAIN_THREAD)
@@ -126,20 +150,69 @@ impl CompData {
 /// The name of the main execution thread.
 pub const MAIN_THREAD: &str = "main";
 
-/// The execution order of the instructions of each scheduled computation.
+/// How far a module has come through compilation. Each phase adds
+/// invariants the verifier checks, and a module only moves forward
+/// ([`Module::advance_phase`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    /// Instructions run in any order their operands and control
+    /// predecessors allow.
+    #[default]
+    Unscheduled,
+    /// Every computation XLA schedules (all but fusion bodies) has a
+    /// sequence in the [`Schedule`]; printed as `is_scheduled=true`.
+    Scheduled,
+}
+
+impl Phase {
+    /// The phase's name, as errors give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Unscheduled => "unscheduled",
+            Phase::Scheduled => "scheduled",
+        }
+    }
+}
+
+/// The execution order of the instructions of each scheduled computation: a
+/// side table beside the instructions (XLA's `HloSchedule`), per computation.
+/// The editor keeps every sequence in step with its computation's body
+/// (an instruction inserted next to another takes the same place in the
+/// sequence; one removed leaves it); whether each sequence respects the
+/// operands is the verifier's to say.
 #[derive(Clone, Debug, Default)]
 pub struct Schedule {
-    /// Per computation, the instructions in execution order.
-    pub sequences: Vec<(Comp, Vec<Instr>)>,
+    sequences: rustc_hash::FxHashMap<Comp, Vec<Instr>>,
 }
 
 impl Schedule {
     /// The sequence of `comp`, if it is scheduled.
     pub fn sequence(&self, comp: Comp) -> Option<&[Instr]> {
-        self.sequences
-            .iter()
-            .find(|(c, _)| *c == comp)
-            .map(|(_, s)| s.as_slice())
+        self.sequences.get(&comp).map(Vec::as_slice)
+    }
+
+    /// Makes `sequence` the execution order of `comp`.
+    pub fn set_sequence(&mut self, comp: Comp, sequence: Vec<Instr>) {
+        self.sequences.insert(comp, sequence);
+    }
+
+    /// Forgets the sequence of `comp` and returns it.
+    pub fn remove_sequence(&mut self, comp: Comp) -> Option<Vec<Instr>> {
+        self.sequences.remove(&comp)
+    }
+
+    /// The scheduled computations, in no particular order.
+    pub fn computations(&self) -> impl Iterator<Item = Comp> + '_ {
+        self.sequences.keys().copied()
+    }
+
+    /// Whether no computation has a sequence.
+    pub fn is_empty(&self) -> bool {
+        self.sequences.is_empty()
+    }
+
+    pub(crate) fn sequence_mut(&mut self, comp: Comp) -> Option<&mut Vec<Instr>> {
+        self.sequences.get_mut(&comp)
     }
 }
 
@@ -162,15 +235,17 @@ pub struct Module {
     /// Every computation ever made.
     pub comps: EntityVec<Comp, CompData>,
     /// The live computations in text order.
-    pub comp_order: Vec<Comp>,
+    pub(crate) comp_order: Vec<Comp>,
     /// The entry computation.
     pub entry: Option<Comp>,
     /// Module-level attributes from the `HloModule` line.
     pub config: ModuleConfig,
     /// The stack-frame tables (`FileNames`, `FunctionNames`, …), if any.
     pub stack_frames: Option<StackFrames>,
-    /// The schedule; present when the module `is_scheduled`.
-    pub schedule: Option<Schedule>,
+    /// The execution order of scheduled computations.
+    pub(crate) schedule: Schedule,
+    /// How far the module has come.
+    pub(crate) phase: Phase,
 }
 
 impl Module {
@@ -186,8 +261,60 @@ impl Module {
             entry: None,
             config: ModuleConfig::default(),
             stack_frames: None,
-            schedule: None,
+            schedule: Schedule::default(),
+            phase: Phase::Unscheduled,
         }
+    }
+
+    /// How far the module has come.
+    #[inline]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Whether the module is scheduled (`is_scheduled=true`).
+    #[inline]
+    pub fn is_scheduled(&self) -> bool {
+        self.phase >= Phase::Scheduled
+    }
+
+    /// Moves the module forward to `phase` (staying put is fine); going back
+    /// is an error naming both phases.
+    pub fn advance_phase(&mut self, phase: Phase) -> Result<(), String> {
+        if phase < self.phase {
+            return Err(format!(
+                "a module cannot go back from the {} phase to the {} phase",
+                self.phase.name(),
+                phase.name()
+            ));
+        }
+        self.phase = phase;
+        Ok(())
+    }
+
+    /// The execution order of scheduled computations.
+    #[inline]
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The schedule, to set or drop sequences wholesale (a scheduler's
+    /// output); instruction by instruction, the [`Editor`](crate::edit::Editor)
+    /// keeps it in step.
+    pub fn schedule_mut(&mut self) -> &mut Schedule {
+        &mut self.schedule
+    }
+
+    /// Makes `instr` the root of `comp`.
+    pub fn set_root(&mut self, comp: Comp, instr: Instr) {
+        self.comps[comp].root = Some(instr);
+    }
+
+    /// Puts the live computations in the order `order` gives (text order);
+    /// `order` must list each live computation once.
+    pub fn set_computation_order(&mut self, order: Vec<Comp>) {
+        debug_assert_eq!(order.len(), self.comp_order.len());
+        self.comp_order = order;
     }
 
     /// Adds an empty computation and returns its handle.

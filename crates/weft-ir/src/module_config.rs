@@ -47,8 +47,6 @@ pub struct ProgramShape {
 /// The module attributes, in the order XLA prints them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModuleConfig {
-    /// `is_scheduled=true`: the text order is the schedule.
-    pub is_scheduled: bool,
     /// `input_output_alias={…}`.
     pub input_output_alias: Vec<InputOutputAlias>,
     /// `buffer_donor={…}`.

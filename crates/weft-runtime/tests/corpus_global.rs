@@ -156,7 +156,7 @@ fn result_shardings(
     outputs: usize,
 ) -> Result<Vec<Sharding>, String> {
     let entry = module.entry.ok_or("the module has no entry")?;
-    let root = module.comp(entry).root.ok_or("the entry has no root")?;
+    let root = module.comp(entry).root().ok_or("the entry has no root")?;
     if let Some(sharding) = &module.instrs[root].common().sharding {
         return leaf_shardings(sharding, outputs);
     }
@@ -184,7 +184,7 @@ fn check(dir: &Path, name: &str, program: &serde_json::Value, file: &Path) -> Re
     let module = load(file)?;
     let grid = grid_of(&module, program)?;
     let entry = module.entry.ok_or("the module has no entry")?;
-    let params = module.comp(entry).params.clone();
+    let params = module.comp(entry).params().to_vec();
     let inputs = dtypes(program, "inputs");
     if inputs.len() != params.len() {
         return Err(format!(

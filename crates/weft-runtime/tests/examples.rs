@@ -74,7 +74,7 @@ fn run(module: &Module, arguments: Vec<Vec<Tensor>>) -> Vec<Vec<Tensor>> {
 fn shard(module: &Module, globals: &[Tensor]) -> Vec<Vec<Tensor>> {
     let entry = module.entry.expect("an entry");
     let mut per_device = vec![Vec::new(); DEVICES];
-    for (global, &param) in globals.iter().zip(&module.comp(entry).params) {
+    for (global, &param) in globals.iter().zip(module.comp(entry).params()) {
         let sharding = module.instrs[param]
             .common()
             .sharding

@@ -212,7 +212,7 @@ fn wrong_order(
     path: &std::path::Path,
     kind: FileKind,
 ) -> Option<String> {
-    let params = &module.comp(module.entry?).params;
+    let params = &module.comp(module.entry?).params();
     // The header says the shape: the data is not read for a hint.
     let bytes = read_npy_header_bytes(path).ok()?;
     params.iter().enumerate().find_map(|(other, &param)| {

@@ -259,7 +259,7 @@ fn execute(args: &RunArgs, cluster: Option<&Arc<Cluster>>) -> Result<(), String>
     let entry = module
         .entry
         .ok_or("error: the module has no entry computation")?;
-    let params = module.comp(entry).params.clone();
+    let params = module.comp(entry).params().to_vec();
     let grid = grid_of(args, &module)?;
     if let Some(cluster) = cluster
         && let Err(error) =

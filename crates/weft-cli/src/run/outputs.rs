@@ -178,14 +178,14 @@ pub(super) fn records_entry_shardings(module: &Module) -> bool {
     root_sharding(module).is_some()
         || module
             .comp(entry)
-            .params
+            .params()
             .iter()
             .any(|&p| module.instrs[p].common().sharding.is_some())
 }
 
 /// The sharding the entry's root records for its results, if any.
 pub(super) fn root_sharding(module: &Module) -> Option<&Sharding> {
-    let root = module.comp(module.entry?).root?;
+    let root = module.comp(module.entry?).root()?;
     module.instrs[root].common().sharding.as_ref()
 }
 

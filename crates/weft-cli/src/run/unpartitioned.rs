@@ -62,7 +62,7 @@ pub(super) fn refuse(
             }
             let entry = module.comp(module.entry.expect("the sign is in the entry"));
             let what = match (
-                entry.params.iter().position(|&p| p == instr),
+                entry.params().iter().position(|&p| p == instr),
                 module.shapes.as_array(data.shape),
             ) {
                 (Some(number), Some(array)) => format!(

@@ -69,7 +69,11 @@ impl<'s> Parser<'s> {
             seen.push(name);
             self.bump();
             match name {
-                "is_scheduled" => self.m.config.is_scheduled = self.bool()?,
+                "is_scheduled" => {
+                    if self.bool()? {
+                        self.m.phase = crate::module::Phase::Scheduled;
+                    }
+                }
                 "replica_count" => self.m.config.replica_count = Some(self.int()?),
                 "num_partitions" => self.m.config.num_partitions = Some(self.int()?),
                 "alias_passthrough_params" => {
@@ -620,7 +624,7 @@ impl<'s> Parser<'s> {
             self.m.name = format!("module_{}", self.m.comps[entry].name);
         }
         self.m.fill_entry_computation_layout();
-        if self.m.config.is_scheduled {
+        if self.m.is_scheduled() {
             let fusion_computations: rustc_hash::FxHashSet<Comp> = self
                 .m
                 .instrs
@@ -633,11 +637,9 @@ impl<'s> Parser<'s> {
                 if fusion_computations.contains(&comp) {
                     continue;
                 }
-                schedule
-                    .sequences
-                    .push((comp, self.m.comps[comp].body.clone()));
+                schedule.set_sequence(comp, self.m.comps[comp].body.clone());
             }
-            self.m.schedule = Some(schedule);
+            self.m.schedule = schedule;
         }
         self.check_async_callers()?;
         self.check_async_chains()?;

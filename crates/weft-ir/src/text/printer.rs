@@ -202,7 +202,7 @@ impl<'m> Printer<'m> {
         let m = self.m;
         let mut walker = PostOrder::new(m);
         for &comp in &m.comp_order {
-            let order = match m.schedule.as_ref().and_then(|s| s.sequence(comp)) {
+            let order = match m.schedule.sequence(comp) {
                 Some(sequence) => sequence.to_vec(),
                 None => walker.order(comp),
             };
@@ -246,7 +246,7 @@ impl<'m> Printer<'m> {
         let config = &m.config;
         self.out.push_str("HloModule ");
         self.out.push_str(&m.name);
-        if config.is_scheduled {
+        if m.is_scheduled() {
             self.out.push_str(", is_scheduled=true");
         }
         if !config.input_output_alias.is_empty() {

@@ -78,15 +78,14 @@ const WALK_BUDGET: usize = 1 << 24;
 
 pub(super) fn check(cx: &mut Checker) {
     let m = cx.m;
-    let (Some(schedule), Some(entry)) = (&m.schedule, m.entry) else {
+    let Some(entry) = m.entry.filter(|_| m.is_scheduled()) else {
         return;
     };
     let mut walker = Walker {
         m,
-        sequences: schedule
-            .sequences
-            .iter()
-            .map(|(comp, sequence)| (*comp, sequence.as_slice()))
+        sequences: m
+            .computations()
+            .filter_map(|comp| Some((comp, m.schedule().sequence(comp)?)))
             .collect(),
         async_computations: m
             .all_instrs()

@@ -8,9 +8,27 @@ use crate::verify::error::Rule;
 
 pub(super) fn check(cx: &mut Checker) {
     let m = cx.m;
-    let Some(schedule) = &m.schedule else {
-        return;
-    };
+    let schedule = m.schedule();
+    if m.is_scheduled() {
+        // The scheduled phase's invariant: every computation XLA schedules
+        // (all but fusion bodies) has a sequence.
+        let fusion_bodies: rustc_hash::FxHashSet<_> = m
+            .all_instrs()
+            .filter(|&i| m.instrs[i].opcode == crate::opcode::Opcode::Fusion)
+            .flat_map(|i| m.instrs[i].callees.iter().copied())
+            .collect();
+        for comp in cx.computations() {
+            if schedule.sequence(comp).is_none() && !fusion_bodies.contains(&comp) {
+                let name = &m.comps[comp].name;
+                cx.report_comp(
+                    Rule::Schedule,
+                    comp,
+                    format!("the module is scheduled, but %{name} has no schedule"),
+                )
+                .with_hint("a scheduled module gives every computation but fusion bodies a sequence; schedule it, or edit it through the editor, which keeps sequences in step");
+            }
+        }
+    }
     // Position of each instruction in its sequence (u32::MAX: not scheduled),
     // and the computation whose body holds it.
     let mut position = vec![u32::MAX; m.instrs.len()];
@@ -20,8 +38,11 @@ pub(super) fn check(cx: &mut Checker) {
             home[instr.index()] = Some(comp);
         }
     }
-    for (comp, sequence) in &schedule.sequences {
-        let comp = *comp;
+    let scheduled: Vec<_> = cx
+        .computations()
+        .filter_map(|comp| Some((comp, schedule.sequence(comp)?)))
+        .collect();
+    for (comp, sequence) in scheduled {
         let name = &m.comps[comp].name;
         for (at, &instr) in sequence.iter().enumerate() {
             if m.instrs.get(instr).is_none() {

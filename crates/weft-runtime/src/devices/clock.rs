@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn virtual_time_charges_the_modelled_cost_every_time() {
         let module = module();
-        let root = module.comp(module.entry.unwrap()).root.unwrap();
+        let root = module.comp(module.entry.unwrap()).root().unwrap();
         let profile = Arc::new(Profile::built_in(weft_cost::profile::REFERENCE).unwrap());
         let mut clock = Clock::new(Timing::Virtual(profile.clone()), Instant::now());
         clock.charge_instruction(&module, root);

@@ -97,7 +97,7 @@ impl Evaluator<'_> {
                 .ok_or_else(|| self.error(instr, "the async op's chain has no start"))?
         };
         let wrapped = self.callee(start, 0)?;
-        let parameter_count = self.module.comp(wrapped).params.len();
+        let parameter_count = self.module.comp(wrapped).params().len();
         let (mut bound, mut result, previous) = match opcode {
             Opcode::AsyncStart => (arguments, None, None),
             _ => {

@@ -190,7 +190,7 @@ fn run_entry(
     limits: Limits,
     device: Option<crate::devices::DeviceContext>,
 ) -> Result<Evaluation, RunError> {
-    let params = &module.comp(entry).params;
+    let params = &module.comp(entry).params();
     if params.len() != arguments.len() {
         return Err(RunError {
             instruction: None,
@@ -401,18 +401,18 @@ impl<'m> Evaluator<'m> {
             });
         }
         let data = self.module.comp(comp);
-        if data.params.len() != arguments.len() {
+        if data.params().len() != arguments.len() {
             return Err(RunError {
                 instruction: Some(data.name.to_string()),
                 instr: None,
                 message: format!(
                     "called with {} argument(s) but takes {}",
                     arguments.len(),
-                    data.params.len()
+                    data.params().len()
                 ),
             });
         }
-        let root = data.root.ok_or_else(|| RunError {
+        let root = data.root().ok_or_else(|| RunError {
             instruction: Some(data.name.to_string()),
             instr: None,
             message: "the computation has no root".into(),
@@ -420,7 +420,7 @@ impl<'m> Evaluator<'m> {
         let order = self.order(comp);
         let mut environment: FxHashMap<Instr, Value> =
             FxHashMap::with_capacity_and_hasher(order.len(), Default::default());
-        for (&param, argument) in data.params.iter().zip(arguments) {
+        for (&param, argument) in data.params().iter().zip(arguments) {
             environment.insert(param, argument);
         }
         self.depth += 1;
@@ -459,7 +459,7 @@ impl<'m> Evaluator<'m> {
         if let Some(order) = self.orders.get(&comp) {
             return order.clone();
         }
-        let order = match self.module.schedule.as_ref().and_then(|s| s.sequence(comp)) {
+        let order = match self.module.schedule().sequence(comp) {
             Some(sequence) => sequence.to_vec(),
             None => text_order(self.module, comp)
                 .unwrap_or_else(|| weft_ir::order::post_order(self.module, comp)),
@@ -580,7 +580,7 @@ impl<'m> Evaluator<'m> {
 /// The instructions of `comp` in text order, if that order defines every
 /// operand before its users.
 fn text_order(module: &Module, comp: weft_ir::Comp) -> Option<Vec<Instr>> {
-    let body = &module.comp(comp).body;
+    let body = module.comp(comp).body();
     let mut defined = rustc_hash::FxHashSet::default();
     for &instr in body {
         if module
@@ -595,9 +595,9 @@ fn text_order(module: &Module, comp: weft_ir::Comp) -> Option<Vec<Instr>> {
     }
     module
         .comp(comp)
-        .root
+        .root()
         .filter(|root| defined.contains(root))?;
-    Some(body.clone())
+    Some(body.to_vec())
 }
 
 /// The bytes a value of `shape` occupies; an error when an array has no

@@ -40,7 +40,7 @@ impl Evaluator<'_> {
     ) -> Option<NativeComparison> {
         let module = self.module;
         let data = module.comp(comparator);
-        let root = module.instr(data.root?);
+        let root = module.instr(data.root()?);
         let Attrs::Compare {
             direction,
             compare_type,
@@ -65,7 +65,7 @@ impl Evaluator<'_> {
                 seen.push(at);
                 let node = module.instr(at);
                 if node.opcode == Opcode::Parameter {
-                    let number = data.params.iter().position(|&p| p == at)?;
+                    let number = data.params().iter().position(|&p| p == at)?;
                     if found.is_some_and(|f| f != number) {
                         return None;
                     }
@@ -84,7 +84,7 @@ impl Evaluator<'_> {
         if right / 2 != operand || left == right || only_operand.is_some_and(|k| k != operand) {
             return None;
         }
-        let (left_param, right_param) = (data.params[left], data.params[right]);
+        let (left_param, right_param) = (data.params()[left], data.params()[right]);
         if !same_function(module, lhs, rhs, left_param, right_param, &mut 0) {
             return None;
         }

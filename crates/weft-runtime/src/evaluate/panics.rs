@@ -88,7 +88,7 @@ mod tests {
         )
         .unwrap_or_else(|d| panic!("{d:?}"));
         let entry = module.entry.expect("an entry");
-        let body = module.comp(entry).body.clone();
+        let body = module.comp(entry).body().to_vec();
         let error = catch(&module, || -> Result<(), RunError> {
             set_running(Some(body[0]));
             set_running(Some(body[1]));

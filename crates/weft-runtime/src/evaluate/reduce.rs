@@ -94,8 +94,10 @@ impl Evaluator<'_> {
     /// all it does.
     pub(crate) fn simple_reducer(&self, reducer: Comp) -> Option<Opcode> {
         let comp = self.module.comp(reducer);
-        let root = self.module.instr(comp.root?);
-        let [a, b] = comp.params[..] else { return None };
+        let root = self.module.instr(comp.root()?);
+        let [a, b] = comp.params()[..] else {
+            return None;
+        };
         let reads_both = root.operands[..] == [a, b] || root.operands[..] == [b, a];
         let op = root.opcode;
         (reads_both

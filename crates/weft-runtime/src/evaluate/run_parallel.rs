@@ -62,7 +62,7 @@ impl Evaluator<'_> {
         }
         let wanted: usize = programs
             .iter()
-            .map(|&program| self.module.comp(program).params.len())
+            .map(|&program| self.module.comp(program).params().len())
             .sum();
         if wanted != arguments.len() {
             return Err(self.error(
@@ -79,7 +79,7 @@ impl Evaluator<'_> {
             .map(|&program| {
                 remaining
                     .by_ref()
-                    .take(self.module.comp(program).params.len())
+                    .take(self.module.comp(program).params().len())
                     .collect()
             })
             .collect();

@@ -43,7 +43,7 @@ impl Evaluator<'_> {
         let root_is_tuple = {
             let comp = self.module.comp(combiner);
             let root = comp
-                .root
+                .root()
                 .ok_or_else(|| self.error(instr, "the scan computation has no root"))?;
             matches!(
                 self.module.shapes.get(self.module.shape_of(root)),

@@ -847,10 +847,10 @@ impl Exporter<'_> {
         let root = self.root(wrapped)?;
         let root_opcode = self.module.instr(root).opcode;
         let single_op = comp
-            .body
+            .body()
             .iter()
-            .all(|&i| i == root || comp.params.contains(&i));
-        let fully_bound = data.operands.len() == comp.params.len();
+            .all(|&i| i == root || comp.params().contains(&i));
+        let fully_bound = data.operands.len() == comp.params().len();
         let one_result = !self.module.shapes.is_tuple(self.module.shape_of(root));
         let operand_vals: Vec<Val> = data
             .operands

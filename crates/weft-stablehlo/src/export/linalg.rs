@@ -896,7 +896,7 @@ ENTRY main {
             .find(|&i| lowered.instr(i).opcode == Opcode::Scatter)
             .expect("a scatter");
         let update = lowered.instr(scatter).callees[0];
-        assert_eq!(lowered.comp(update).params.len(), 4);
+        assert_eq!(lowered.comp(update).params().len(), 4);
     }
 
     #[test]
@@ -980,7 +980,7 @@ ENTRY main {
             .find(|&i| lowered.instr(i).opcode == Opcode::Sort)
             .expect("a sort");
         let comparator = lowered.instr(sort).callees[0];
-        assert_eq!(lowered.comp(comparator).params.len(), 4);
+        assert_eq!(lowered.comp(comparator).params().len(), 4);
     }
 
     #[test]
@@ -1043,7 +1043,7 @@ ENTRY main {
             .expect("a select-and-scatter");
         let callees = &lowered.instr(result).callees;
         assert_eq!(callees.len(), 2);
-        let select_root = lowered.comp(callees[0]).root.expect("a root");
+        let select_root = lowered.comp(callees[0]).root().expect("a root");
         assert_eq!(lowered.instr(select_root).opcode, Opcode::Compare);
     }
 

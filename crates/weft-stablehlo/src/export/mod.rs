@@ -233,7 +233,7 @@ impl<'m> Exporter<'m> {
     fn function(&mut self, comp: Comp, name: &str, public: bool) -> ExportResult<()> {
         let module_block = self.body.module_block();
         let mut data = OpData::new(OpName::Known(OpKind::Func));
-        let params = self.module.comp(comp).params.clone();
+        let params = self.module.comp(comp).params().to_vec();
         let mut inputs = Vec::new();
         for &param in &params {
             inputs.push(self.ty(param, self.module.shape_of(param))?);
@@ -271,7 +271,7 @@ impl<'m> Exporter<'m> {
     }
 
     pub(crate) fn root(&self, comp: Comp) -> ExportResult<Instr> {
-        self.module.comp(comp).root.ok_or_else(|| ExportMessage {
+        self.module.comp(comp).root().ok_or_else(|| ExportMessage {
             instruction: self.module.comp(comp).name.to_string(),
             instr: None,
             message: "the computation has no root".into(),
@@ -320,18 +320,18 @@ impl<'m> Exporter<'m> {
         params: Vec<Val>,
     ) -> ExportResult<Val> {
         let data = self.module.comp(comp);
-        if params.len() != data.params.len() {
+        if params.len() != data.params().len() {
             return Err(ExportMessage {
                 instruction: data.name.to_string(),
                 instr: None,
                 message: format!(
                     "{} parameter(s) but {} value(s) to bind",
-                    data.params.len(),
+                    data.params().len(),
                     params.len()
                 ),
             });
         }
-        for (&param, value) in data.params.iter().zip(params) {
+        for (&param, value) in data.params().iter().zip(params) {
             self.values.insert(param, value);
         }
         for instr in topological_order(self.module, comp) {
@@ -537,7 +537,7 @@ impl<'m> Exporter<'m> {
             return self.computation(comp, block, params);
         }
         let mut operands = Vec::new();
-        for (param, value) in self.module.comp(comp).params.iter().zip(&params) {
+        for (param, value) in self.module.comp(comp).params().iter().zip(&params) {
             let operand = self.one(block, value)?;
             // A future carried in a loop's state has no HLO shape to type a
             // function parameter with: such a body stays in place.
@@ -571,7 +571,7 @@ impl<'m> Exporter<'m> {
         comp: Comp,
         flatten_root: bool,
     ) -> ExportResult<()> {
-        let params = self.module.comp(comp).params.clone();
+        let params = self.module.comp(comp).params().to_vec();
         let mut types = Vec::new();
         for &param in &params {
             types.push(self.ty(instr, self.module.shape_of(param))?);
@@ -610,7 +610,7 @@ fn outlined(module: &Module) -> FxHashSet<Comp> {
     let mut callers: FxHashMap<Comp, usize> = FxHashMap::default();
     let mut with_regions: FxHashSet<Comp> = FxHashSet::default();
     for comp in module.computations() {
-        for &instr in &module.comp(comp).body {
+        for &instr in module.comp(comp).body() {
             let data = module.instr(instr);
             if matches!(
                 data.opcode,
@@ -637,15 +637,11 @@ fn outlined(module: &Module) -> FxHashSet<Comp> {
 /// order where the text already respects that.
 pub(crate) fn topological_order(module: &Module, comp: Comp) -> Vec<Instr> {
     let data = module.comp(comp);
-    let order: &[Instr] = module
-        .schedule
-        .as_ref()
-        .and_then(|s| s.sequence(comp))
-        .unwrap_or(&data.body);
+    let order: &[Instr] = module.schedule().sequence(comp).unwrap_or(data.body());
     let mut placed = rustc_hash::FxHashSet::default();
     let mut on_stack = rustc_hash::FxHashSet::default();
     let mut out = Vec::with_capacity(order.len());
-    for &start in order.iter().chain(data.root.iter()) {
+    for &start in order.iter().chain(data.root().iter()) {
         // Iterative depth-first post-order: deep chains must not overflow the
         // stack. An operand already on the stack (a cycle) is skipped; the
         // export then reports it as used before it is defined.

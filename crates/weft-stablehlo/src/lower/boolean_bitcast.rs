@@ -271,7 +271,7 @@ impl Lowering<'_> {
         let a = self.parameter(comp, 0, scalar, "a");
         let b = self.parameter(comp, 1, scalar, "b");
         let root = self.emit(comp, "or", Opcode::Or, scalar, vec![a, b], Attrs::plain());
-        self.module.comps[comp].root = Some(root);
+        self.module.set_root(comp, root);
         comp
     }
 }

@@ -599,7 +599,7 @@ impl Lowering<'_> {
         }
         self.lower_op(wrapped, inner)?;
         let result = self.value(inner, self.body.ops[inner].results[0])?;
-        self.module.comps[wrapped].root = Some(result);
+        self.module.set_root(wrapped, result);
         let bound = self.module.shapes.tuple(&operand_shapes);
         let result_shape = self.module.shape_of(result);
         let start_shape = self.module.shapes.tuple(&[bound, result_shape]);
@@ -716,7 +716,7 @@ impl Lowering<'_> {
                 let wrapped_name = synchronous_name(name);
                 let collective =
                     self.emit_collective(wrapped, spec, parameters, result, &wrapped_name)?;
-                self.module.comps[wrapped].root = Some(collective);
+                self.module.set_root(wrapped, collective);
                 let collective_shape = self.module.shape_of(collective);
                 let bound = self.module.shapes.tuple(&operand_shapes);
                 let start_shape = self.module.shapes.tuple(&[bound, collective_shape]);

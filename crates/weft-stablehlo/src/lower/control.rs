@@ -206,7 +206,7 @@ impl Lowering<'_> {
         let results = self.lower_block(comp, block)?;
         let terminator = *self.body.blocks[block].ops.last().expect("a terminator");
         let root = self.root_of(comp, &results, terminator);
-        self.module.comps[comp].root = Some(root);
+        self.module.set_root(comp, root);
         self.restore(saved);
         Ok(comp)
     }
@@ -382,7 +382,7 @@ impl Lowering<'_> {
         } else {
             self.root_of(comp, &results, terminator)
         };
-        self.module.comps[comp].root = Some(root);
+        self.module.set_root(comp, root);
         self.restore(saved_values);
         Ok(comp)
     }
@@ -421,7 +421,7 @@ impl Lowering<'_> {
             let results = self.lower_block(branch, block)?;
             let terminator = *self.body.blocks[block].ops.last().expect("a terminator");
             let root = self.root_of(branch, &results, terminator);
-            self.module.comps[branch].root = Some(root);
+            self.module.set_root(branch, root);
             self.restore(saved);
             branches.push(branch);
         }

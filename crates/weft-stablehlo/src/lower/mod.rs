@@ -315,12 +315,15 @@ impl<'b> Lowering<'b> {
         let mut seen = rustc_hash::FxHashSet::default();
         post_order(&self.module, entry, &mut seen, &mut order);
         // Computations nothing reaches (there should be none) keep their place.
-        for &comp in &self.module.comp_order {
-            if !seen.contains(&comp) {
-                order.insert(0, comp);
-            }
+        let unreached: Vec<Comp> = self
+            .module
+            .computations()
+            .filter(|comp| !seen.contains(comp))
+            .collect();
+        for comp in unreached {
+            order.insert(0, comp);
         }
-        self.module.comp_order = order;
+        self.module.set_computation_order(order);
     }
 
     // ----- computations and functions -----
@@ -451,7 +454,7 @@ impl<'b> Lowering<'b> {
         if !result_shardings.is_empty() {
             root = self.with_result_sharding(comp, root, result_shardings);
         }
-        self.module.comps[comp].root = Some(root);
+        self.module.set_root(comp, root);
         Ok(comp)
     }
 
@@ -781,7 +784,7 @@ fn post_order(
     }
     let callees = |comp: Comp| {
         module.comps[comp]
-            .body
+            .body()
             .iter()
             .flat_map(|&instr| module.instrs[instr].callees.iter().copied())
     };

@@ -498,7 +498,7 @@ impl Lowering<'_> {
             vec![x, y],
             Attrs::plain(),
         );
-        self.module.comps[reducer].root = Some(sum);
+        self.module.set_root(reducer, sum);
         let shape = self.module.shape_of(partial);
         let channel = self.fresh_channel();
         let total = self.emit(

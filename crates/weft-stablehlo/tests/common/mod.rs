@@ -8,7 +8,7 @@ use weft_ir::{Module, Opcode};
 pub fn collectives(module: &Module) -> Vec<String> {
     let mut found = Vec::new();
     for comp in module.computations() {
-        for &instr in &module.comp(comp).body {
+        for &instr in module.comp(comp).body() {
             let data = module.instr(instr);
             let kind = match data.opcode {
                 Opcode::AllReduce | Opcode::AllReduceStart => "all-reduce",

@@ -254,7 +254,7 @@ mod tests {
             .filter(|&i| module.instr(i).opcode == Opcode::Convert)
             .collect();
         assert_eq!(converts.len(), 2, "one convert in, one out");
-        let root = module.comp(module.entry().unwrap()).root.unwrap();
+        let root = module.comp(module.entry().unwrap()).root().unwrap();
         assert_eq!(module.instr(root).opcode, Opcode::Convert);
         let arithmetic = module
             .all_instrs()
