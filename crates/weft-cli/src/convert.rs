@@ -129,12 +129,33 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
             }
             ExitCode::FAILURE
         })?;
-    let module = loaded.module;
-    let exported = weft_stablehlo::export::export(&module).map_err(|message| {
-        match message
-            .instr
-            .and_then(|instr| loaded.source_map.instr(instr))
-        {
+    let style = args.async_style.map(|style| match style {
+        crate::fmt::AsyncStyleArg::Region => weft_stablehlo::async_style::AsyncStyle::Region,
+        crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
+    });
+    export_stablehlo(
+        &loaded.module,
+        &loaded.source_map,
+        source,
+        style,
+        args.generic,
+        !args.no_verify,
+    )
+}
+
+/// The StableHLO text of `module` (read from `source`, whose `source_map`
+/// locates errors at its instructions), with async ops in `style`, in the
+/// generic form with `generic`, and parsed back and verified with `verify`.
+pub(crate) fn export_stablehlo(
+    module: &weft_ir::Module,
+    source_map: &weft_ir::text::SourceMap,
+    source: &input::Source,
+    style: Option<weft_stablehlo::async_style::AsyncStyle>,
+    generic: bool,
+    verify: bool,
+) -> Result<String, ExitCode> {
+    let exported = weft_stablehlo::export::export(module).map_err(|message| {
+        match message.instr.and_then(|instr| source_map.instr(instr)) {
             Some(span) => tell_text!(
                 "{}",
                 weft_ir::Diagnostic::error(
@@ -151,11 +172,7 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
         tell!("warning: {}: {warning}", source.name);
     }
     let mut body = exported.body;
-    if let Some(style) = args.async_style {
-        let style = match style {
-            crate::fmt::AsyncStyleArg::Region => weft_stablehlo::async_style::AsyncStyle::Region,
-            crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
-        };
+    if let Some(style) = style {
         for kept in weft_stablehlo::async_style::set_async_style(&mut body, style) {
             tell!(
                 "warning: {}: '{}' kept in region form: {}",
@@ -166,11 +183,11 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
         }
     }
     let options = weft_stablehlo::text::PrintOptions {
-        generic: args.generic,
+        generic,
         ..Default::default()
     };
     let text = weft_stablehlo::text::print(&body, &options);
-    if !args.no_verify {
+    if verify {
         // Verify what a reader will see: the printed text, parsed back. The
         // input verified, so text the parser refuses is weft's own doing.
         let reparsed = weft_stablehlo::text::parse(&text).map_err(|d| {
@@ -194,7 +211,7 @@ fn to_stablehlo(args: &ConvertArgs, source: &input::Source) -> Result<String, Ex
                             .all_instrs()
                             .find(|&i| *module.instr(i).name == *name)
                     })
-                    .and_then(|instr| Some((instr, loaded.source_map.instr(instr)?)));
+                    .and_then(|instr| Some((instr, source_map.instr(instr)?)));
                 match origin {
                     Some((instr, span)) => {
                         let mut at_instruction = weft_ir::Diagnostic::error(

@@ -38,6 +38,7 @@ mod flags;
 mod fmt;
 mod input;
 mod interpret;
+mod opt;
 mod ranks;
 mod run;
 
@@ -96,6 +97,17 @@ enum Command {
     /// the collective in its region. The result is verified. Exit status 0 on
     /// success, 1 with a located error otherwise.
     Convert(convert::ConvertArgs),
+    /// Run compiler passes over a module, as mlir-opt and XLA's hlo-opt do.
+    ///
+    /// Reads an HLO module (or a StableHLO `.mlir` file, lowered to HLO
+    /// first), verifies it, runs the passes --passes names in order
+    /// (`name{key=value key=v1,v2},name2`, options by the field names of
+    /// XLA's config for the pass), and writes the result as HLO or, with
+    /// --emit stablehlo, as StableHLO. --list-passes lists every pass and its
+    /// options. Exit status 0 on success; 1 when the input is invalid or a
+    /// pass fails or breaks the module (the pass is named); 2 for a bad
+    /// --passes text, pass name or option (the valid ones are listed).
+    Opt(opt::OptArgs),
     /// Run a program on one device or many.
     ///
     /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first) and runs
@@ -144,6 +156,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Opt(args) => opt::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),

@@ -148,15 +148,25 @@ fn main() {
 /// One `// test:` command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Command {
-    Fmt { short: bool, sugar: bool },
-    MlirFmt { generic: bool },
-    AsyncStyle { pairs: bool },
+    Fmt {
+        short: bool,
+        sugar: bool,
+    },
+    MlirFmt {
+        generic: bool,
+    },
+    AsyncStyle {
+        pairs: bool,
+    },
     ConvertToHlo,
     ConvertToStablehlo,
     Run,
     Interpret,
     Error,
     Check,
+    /// `pass PIPELINE`: the passes run on the module (the pipeline's text is
+    /// read again from the header when the trial runs; a file has one).
+    Pass,
 }
 
 /// Which text format a file holds.
@@ -177,7 +187,7 @@ impl Format {
 }
 
 impl Command {
-    const ALL: [Command; 14] = [
+    const ALL: [Command; 15] = [
         Command::Run,
         Command::Interpret,
         Command::ConvertToStablehlo,
@@ -204,6 +214,7 @@ impl Command {
         },
         Command::Error,
         Command::Check,
+        Command::Pass,
     ];
 
     fn parse(text: &str, format: Format) -> Result<Command, String> {
@@ -247,6 +258,17 @@ impl Command {
                 None => Ok(Command::Check),
                 Some(w) => Err(format!("`check` takes no arguments, got `{w}`")),
             },
+            Some("pass") => {
+                let pipeline = text.trim().strip_prefix("pass").unwrap_or_default().trim();
+                if pipeline.is_empty() {
+                    return Err(
+                        "`pass` needs the passes to run: `pass NAME{key=value},NAME2`".into(),
+                    );
+                }
+                weft_passes::registry::build(pipeline)
+                    .map_err(|e| format!("`pass {pipeline}`, column {}: {}", e.column, e.error))?;
+                Ok(Command::Pass)
+            }
             Some("fmt") => {
                 let (mut short, mut sugar) = (false, true);
                 for word in words {
@@ -259,7 +281,7 @@ impl Command {
                 Ok(Command::Fmt { short, sugar })
             }
             Some(other) => Err(format!(
-                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]`, `convert --to stablehlo`, `error` or `check`)"
+                "unknown command `{other}` (expected `fmt [--short] [--no-sugar]`, `convert --to stablehlo`, `error`, `check` or `pass PASSES`)"
             )),
             None => Err("empty `// test:` line".to_string()),
         }
@@ -270,6 +292,7 @@ impl Command {
         match self {
             Command::Error => "error".to_string(),
             Command::Check => "check".to_string(),
+            Command::Pass => "pass".to_string(),
             Command::MlirFmt { generic: false } => "fmt".to_string(),
             Command::MlirFmt { generic: true } => "fmt --generic".to_string(),
             Command::AsyncStyle { pairs: false } => "fmt --async-style=region".to_string(),
@@ -296,6 +319,7 @@ impl Command {
         let variant = match self {
             Command::Error => "error",
             Command::Check => "check",
+            Command::Pass => "pass",
             Command::MlirFmt { generic: false } => "pretty",
             Command::MlirFmt { generic: true } => "generic",
             Command::AsyncStyle { pairs: false } => "region",
@@ -357,8 +381,42 @@ fn trial(path: PathBuf, rel: String, command: Command) -> Trial {
             }
             Command::Error => run_error(&rel, &source, &expected, |text| parse(text).map(drop)),
             Command::Check => run_check(&rel, &source, &expected),
+            Command::Pass => run_passes(&rel, &source, &expected),
         }
     })
+}
+
+/// Runs the header's `pass` pipeline on the module, verifying after every
+/// pass, and compares the printed result (long form), or the error that
+/// stopped it, with the expected file.
+fn run_passes(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
+    let pipeline = source
+        .lines()
+        .map_while(|line| line.trim().strip_prefix("//"))
+        .find_map(|line| line.trim().strip_prefix("test: pass"))
+        .ok_or("no `// test: pass` line")?
+        .trim();
+    let passes = weft_passes::registry::build(pipeline).map_err(|e| e.error.to_string())?;
+    let mut module = match guarded_parse(source)? {
+        Ok(module) => module,
+        Err(d) => return Err(format!("does not parse:\n{}", d.render(rel, source)).into()),
+    };
+    if let Err(errors) = weft_ir::verify(&module) {
+        let first = errors
+            .first()
+            .map(|e| e.describe(&module))
+            .unwrap_or_default();
+        return Err(format!("the input does not verify: {first}").into());
+    }
+    let options = weft_passes::PipelineOptions {
+        verify_each: true,
+        ..Default::default()
+    };
+    let actual = match weft_passes::Pipeline::new(passes).run(&mut module, &options) {
+        Ok(_) => guarded_print(&module, &PrintOptions::long())?,
+        Err(error) => format!("error: {}\n", error.describe(&module)),
+    };
+    compare_or_bless(&actual, expected).map_err(Into::into)
 }
 
 fn collect_test_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

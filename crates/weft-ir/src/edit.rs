@@ -109,6 +109,15 @@ enum Place {
 pub struct Editor<'m> {
     m: &'m mut Module,
     index: Option<UseIndex>,
+    /// The names in use, made on the first request for a new one.
+    names: Option<Names>,
+}
+
+/// The instruction and computation names in use, for new ones made as XLA
+/// makes them (`all-reduce-start`, then `all-reduce-start.1`).
+struct Names {
+    instrs: crate::names::NameUniquer,
+    comps: crate::names::NameUniquer,
 }
 
 impl Module {
@@ -117,6 +126,7 @@ impl Module {
         Editor {
             m: self,
             index: None,
+            names: None,
         }
     }
 }
@@ -146,6 +156,35 @@ impl<'m> Editor<'m> {
     pub fn module_mut(&mut self) -> &mut Module {
         self.index = None;
         self.m
+    }
+
+    fn names(&mut self) -> &mut Names {
+        let m = &*self.m;
+        self.names.get_or_insert_with(|| {
+            let mut names = Names {
+                instrs: crate::names::NameUniquer::default(),
+                comps: crate::names::NameUniquer::default(),
+            };
+            for instr in m.all_instrs() {
+                names.instrs.reserve(&m.instrs[instr].name);
+            }
+            for comp in m.computations() {
+                names.comps.reserve(&m.comps[comp].name);
+            }
+            names
+        })
+    }
+
+    /// A name for a new instruction: `wanted` if no instruction of the
+    /// module has it, else the next free `wanted.N` (XLA's uniquer).
+    pub fn unique_instr_name(&mut self, wanted: &str) -> compact_str::CompactString {
+        self.names().instrs.unique(wanted).into()
+    }
+
+    /// A name for a new computation, as [`Editor::unique_instr_name`] makes
+    /// one among computations.
+    pub fn unique_comp_name(&mut self, wanted: &str) -> compact_str::CompactString {
+        self.names().comps.unique(wanted).into()
     }
 
     fn index(&mut self) -> &mut UseIndex {

@@ -237,6 +237,12 @@ impl VerifyError {
         }
     }
 
+    /// The error in one line without source text, for modules a pass made:
+    /// `[rule] message (in instruction %x of computation %c)`.
+    pub fn describe(&self, m: &Module) -> String {
+        format!("[{}] {}{}", self.rule.code(), self.message, self.context(m))
+    }
+
     /// ` (in instruction %x of computation %c)` for messages without a span.
     fn context(&self, m: &Module) -> String {
         let comp = self

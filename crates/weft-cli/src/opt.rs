@@ -1,0 +1,283 @@
+//! `weft opt`: runs passes over a module, in the manner of `mlir-opt` and
+//! XLA's `hlo-opt`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use weft_ir::text::{PrintOptions, SourceMap, Style};
+use weft_passes::pipeline::{DumpAfter, Pipeline, PipelineOptions};
+use weft_passes::registry;
+
+use crate::fmt::InputFormat;
+use crate::input;
+
+/// The format `weft opt` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// XLA HLO text.
+    Hlo,
+    /// StableHLO in MLIR text.
+    Stablehlo,
+}
+
+#[derive(clap::Args)]
+pub struct OptArgs {
+    /// The module (HLO; StableHLO when it ends in `.mlir`, lowered to HLO
+    /// first); `-` or nothing reads standard input.
+    file: Option<PathBuf>,
+    /// The passes, in order: `name{key=value key=v1,v2},name2`. Options use
+    /// the field names of XLA's config for the pass (see --list-passes).
+    #[arg(long, value_name = "PASSES", default_value = "")]
+    passes: String,
+    /// Write the result to OUT instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// The format to write (default: the input's).
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+    /// StableHLO output: async collectives as `<collective>_start`/`_done`
+    /// pairs instead of async_start with a region.
+    #[arg(long, value_enum, value_name = "STYLE")]
+    async_style: Option<crate::fmt::AsyncStyleArg>,
+    /// HLO output: XLA's short form.
+    #[arg(long)]
+    short: bool,
+    /// Verify the module after every pass (debug builds always do), naming
+    /// the pass that broke it.
+    #[arg(long)]
+    verify_each: bool,
+    /// Write the module after PASS (a pass name, or `all`) to --dump-dir;
+    /// may be given several times.
+    #[arg(long, value_name = "PASS")]
+    dump_after: Vec<String>,
+    /// Where --dump-after writes: `NN.<pass>.hlo`, `00.input.hlo` first.
+    #[arg(long, value_name = "DIR")]
+    dump_dir: Option<PathBuf>,
+    /// Print each pass's time (and whether it changed the module) to
+    /// standard error.
+    #[arg(long)]
+    timings: bool,
+    /// The module's replica count (`replica_count=`), for passes that need
+    /// it.
+    #[arg(long, value_name = "N")]
+    replica_count: Option<i64>,
+    /// The module's partition count (`num_partitions=`).
+    #[arg(long, value_name = "P")]
+    num_partitions: Option<i64>,
+    /// The input's format, when its name does not say.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormat>,
+    /// List every pass with its options, and exit.
+    #[arg(long)]
+    list_passes: bool,
+}
+
+pub fn run(args: &OptArgs) -> ExitCode {
+    if args.list_passes {
+        list_passes();
+        return ExitCode::SUCCESS;
+    }
+    // The pipeline first: a mistake in it is found before any input is read.
+    let passes = match registry::build(&args.passes) {
+        Ok(passes) => passes,
+        Err(error) => {
+            tell!(
+                "error: --passes, column {}: {}",
+                error.column,
+                error.error.message
+            );
+            if let Some(hint) = &error.error.hint {
+                tell!("  = hint: {hint}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let dump_after = match args.dump_after.as_slice() {
+        [] => DumpAfter::Nothing,
+        names if names.iter().any(|name| name == "all") => DumpAfter::All,
+        names => {
+            if let Some(unknown) = names.iter().find(|name| registry::find(name).is_none()) {
+                tell!(
+                    "error: --dump-after {unknown}: there is no such pass (give a pass name, or `all`)"
+                );
+                return ExitCode::from(2);
+            }
+            DumpAfter::Passes(names.to_vec())
+        }
+    };
+    if dump_after != DumpAfter::Nothing && args.dump_dir.is_none() {
+        tell!("error: --dump-after needs --dump-dir DIR, where the dumps go");
+        return ExitCode::from(2);
+    }
+    for (flag, value) in [
+        ("--replica-count", args.replica_count),
+        ("--num-partitions", args.num_partitions),
+    ] {
+        if value.is_some_and(|n| n < 1) {
+            tell!("error: {flag} must be at least 1");
+            return ExitCode::from(2);
+        }
+    }
+    let source = match input::read(args.file.as_deref()) {
+        Ok(source) => source,
+        Err(error) => {
+            tell!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let format = InputFormat::of(args.file.as_deref(), args.input_format);
+    let (mut module, source_map) = match load(&source, format) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    if let Some(replicas) = args.replica_count {
+        module.config.replica_count = Some(replicas);
+    }
+    if let Some(partitions) = args.num_partitions {
+        module.config.num_partitions = Some(partitions);
+    }
+    let pipeline = Pipeline::new(passes);
+    let options = PipelineOptions {
+        verify_each: args.verify_each,
+        dump_after,
+        dump_dir: args.dump_dir.clone(),
+    };
+    let report = match pipeline.run(&mut module, &options) {
+        Ok(report) => report,
+        Err(error) => {
+            tell!("error: {}: {}", source.name, error.describe(&module));
+            return ExitCode::FAILURE;
+        }
+    };
+    if args.timings {
+        print_timings(&report);
+    }
+    let emit = args.emit.unwrap_or(match format {
+        InputFormat::Mlir => Emit::Stablehlo,
+        InputFormat::Hlo => Emit::Hlo,
+    });
+    let text = match emit {
+        Emit::Hlo => {
+            let options = PrintOptions {
+                style: if args.short {
+                    Style::Short
+                } else {
+                    Style::Long
+                },
+                sugar: true,
+                large_constants: true,
+            };
+            weft_ir::text::print(&module, &options)
+        }
+        Emit::Stablehlo => {
+            let style = args.async_style.map(|style| match style {
+                crate::fmt::AsyncStyleArg::Region => {
+                    weft_stablehlo::async_style::AsyncStyle::Region
+                }
+                crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
+            });
+            match crate::convert::export_stablehlo(
+                &module,
+                &source_map,
+                &source,
+                style,
+                false,
+                true,
+            ) {
+                Ok(text) => text,
+                Err(code) => return code,
+            }
+        }
+    };
+    if let Err(error) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes()))
+    {
+        tell!("error: {error}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads and verifies the input: HLO as it is, StableHLO lowered to the HLO
+/// each device runs.
+fn load(
+    source: &input::Source,
+    format: InputFormat,
+) -> Result<(weft_ir::Module, SourceMap), ExitCode> {
+    match format {
+        InputFormat::Hlo => {
+            let loaded =
+                weft_ir::load::load(&source.text, &weft_ir::verify::VerifyOptions::default())
+                    .map_err(|error| {
+                        tell_text!("{}", error.render(&source.name, &source.text));
+                        if error.stage == weft_ir::load::Stage::Verify {
+                            tell!(
+                                "error: {}: the module does not verify; no pass ran",
+                                source.name
+                            );
+                        }
+                        ExitCode::FAILURE
+                    })?;
+            Ok((loaded.module, loaded.source_map))
+        }
+        InputFormat::Mlir => {
+            let module = weft_stablehlo::load::load(&source.text, None).map_err(|error| {
+                tell_text!("{}", error.render(&source.name, &source.text));
+                ExitCode::FAILURE
+            })?;
+            Ok((module, SourceMap::default()))
+        }
+    }
+}
+
+fn list_passes() {
+    for info in registry::passes() {
+        say!("{}", info.name);
+        say!("    {}", info.summary);
+        for option in info.options {
+            let default = if option.default.is_empty() {
+                String::new()
+            } else {
+                format!(" (default {})", option.default)
+            };
+            say!(
+                "    {}={:?}{default}: {}",
+                option.name,
+                option.kind,
+                option.doc
+            );
+        }
+    }
+}
+
+fn print_timings(report: &weft_passes::PipelineReport) {
+    tell!(
+        "{:<4} {:<40} {:>8} {:>12} {:>12}",
+        "#",
+        "pass",
+        "changed",
+        "time (ms)",
+        "verify (ms)"
+    );
+    let mut total = std::time::Duration::ZERO;
+    for (index, run) in report.runs.iter().enumerate() {
+        total += run.duration;
+        let verify = run
+            .verification
+            .map_or("-".to_string(), |d| format!("{:.3}", d.as_secs_f64() * 1e3));
+        tell!(
+            "{:<4} {:<40} {:>8} {:>12.3} {:>12}",
+            index + 1,
+            run.name,
+            if run.changed { "yes" } else { "no" },
+            run.duration.as_secs_f64() * 1e3,
+            verify
+        );
+    }
+    tell!(
+        "{:<4} {:<40} {:>8} {:>12.3}",
+        "",
+        "total",
+        "",
+        total.as_secs_f64() * 1e3
+    );
+}

@@ -1,0 +1,5 @@
+//! Analyses: plain values computed from a `&Module`. A pass computes what it
+//! needs when it runs; nothing here is cached inside the module, so nothing
+//! can go stale when the module changes.
+
+pub mod side_effects;

@@ -1,0 +1,272 @@
+//! What a pass is, and the options it takes.
+//!
+//! A pass has a kebab-case name (XLA's, where XLA has the pass) and a `run`
+//! that edits a module and says whether it changed anything. Its options use
+//! the field names of XLA's config for the pass, and every pass declares
+//! them ([`OptionSpec`]), so that the registry can list them and a wrong key
+//! or value is refused before any pass runs, naming what is accepted.
+
+use std::fmt;
+
+use weft_ir::{Module, Opcode};
+
+/// A transformation of a module.
+pub trait Pass {
+    /// The pass's kebab-case name.
+    fn name(&self) -> &'static str;
+
+    /// Runs the pass on `module`; `Ok(true)` when it changed the module.
+    fn run(&self, module: &mut Module) -> Result<bool, PassError>;
+}
+
+/// Why a pass could not run or did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassError {
+    /// What went wrong, in words.
+    pub message: String,
+    /// What to do about it, when something helps.
+    pub hint: Option<String>,
+}
+
+impl PassError {
+    /// An error saying `message`.
+    pub fn new(message: impl Into<String>) -> PassError {
+        PassError {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// The same error with `hint`.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> PassError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PassError {}
+
+impl From<weft_ir::EditError> for PassError {
+    fn from(error: weft_ir::EditError) -> PassError {
+        PassError::new(error.0)
+    }
+}
+
+/// The kind of value an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true` or `false` (`key` alone means `true`).
+    Bool,
+    /// An integer (`9223372036854775807` for XLA's `INT64_MAX`).
+    Int,
+    /// A list of opcode names, comma-separated (possibly empty: `key=`).
+    Opcodes,
+}
+
+impl OptionKind {
+    fn describe(self) -> &'static str {
+        match self {
+            OptionKind::Bool => "true or false",
+            OptionKind::Int => "an integer",
+            OptionKind::Opcodes => "a comma-separated list of opcodes",
+        }
+    }
+}
+
+/// One option a pass takes.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    /// XLA's config field name.
+    pub name: &'static str,
+    /// Its kind of value.
+    pub kind: OptionKind,
+    /// Its default, as text.
+    pub default: &'static str,
+    /// What it does, in a line.
+    pub doc: &'static str,
+}
+
+/// The options given to one pass, checked against its [`OptionSpec`]s.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    values: Vec<(String, Vec<String>)>,
+}
+
+impl Options {
+    /// No options: every one takes its default.
+    pub fn none() -> Options {
+        Options::default()
+    }
+
+    /// Options from `key → values` pairs, checked against `specs` for
+    /// `pass`: an unknown key, a key given twice or a value of the wrong
+    /// kind is an error naming the accepted ones.
+    pub fn checked(
+        pass: &str,
+        values: Vec<(String, Vec<String>)>,
+        specs: &[OptionSpec],
+    ) -> Result<Options, PassError> {
+        for (at, (key, given)) in values.iter().enumerate() {
+            let Some(spec) = specs.iter().find(|spec| spec.name == key) else {
+                let known: Vec<&str> = specs.iter().map(|spec| spec.name).collect();
+                let hint = if known.is_empty() {
+                    format!("{pass} takes no options")
+                } else {
+                    format!("{pass} takes: {}", known.join(", "))
+                };
+                return Err(PassError::new(format!("{pass} has no option '{key}'")).with_hint(hint));
+            };
+            if values[..at].iter().any(|(earlier, _)| earlier == key) {
+                return Err(PassError::new(format!(
+                    "{pass}'s option '{key}' is given twice"
+                )));
+            }
+            let wrong = |value: &str| {
+                PassError::new(format!(
+                    "{pass}'s option '{key}' takes {}, not '{value}'",
+                    spec.kind.describe()
+                ))
+            };
+            match spec.kind {
+                OptionKind::Bool => {
+                    if given.len() > 1
+                        || !matches!(
+                            given.first().map(String::as_str),
+                            None | Some("true" | "false")
+                        )
+                    {
+                        return Err(wrong(&given.join(",")));
+                    }
+                }
+                OptionKind::Int => {
+                    if given.len() != 1 || given[0].parse::<i64>().is_err() {
+                        return Err(wrong(&given.join(",")));
+                    }
+                }
+                OptionKind::Opcodes => {
+                    if let Some(bad) = given.iter().find(|name| Opcode::from_name(name).is_none()) {
+                        return Err(PassError::new(format!(
+                            "{pass}'s option '{key}' names '{bad}', which is not an opcode"
+                        ))
+                        .with_hint("opcodes are written as HLO text writes them: all-reduce, collective-permute, …"));
+                    }
+                }
+            }
+        }
+        Ok(Options { values })
+    }
+
+    fn get(&self, key: &str) -> Option<&[String]> {
+        self.values
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, values)| values.as_slice())
+    }
+
+    /// The boolean option `key`, or `default`.
+    pub fn bool(&self, key: &str, default: bool) -> bool {
+        match self.get(key) {
+            None => default,
+            Some([]) => true,
+            Some(values) => values[0] == "true",
+        }
+    }
+
+    /// The integer option `key`, or `default`.
+    pub fn int(&self, key: &str, default: i64) -> i64 {
+        self.get(key)
+            .and_then(|values| values.first())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// The opcode-list option `key`, or `None` when it is not given.
+    pub fn opcodes(&self, key: &str) -> Option<Vec<Opcode>> {
+        self.get(key).map(|values| {
+            values
+                .iter()
+                .filter_map(|name| Opcode::from_name(name))
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[OptionSpec] = &[
+        OptionSpec {
+            name: "flag",
+            kind: OptionKind::Bool,
+            default: "false",
+            doc: "",
+        },
+        OptionSpec {
+            name: "limit",
+            kind: OptionKind::Int,
+            default: "0",
+            doc: "",
+        },
+        OptionSpec {
+            name: "convert",
+            kind: OptionKind::Opcodes,
+            default: "",
+            doc: "",
+        },
+    ];
+
+    fn pairs(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn options_read_with_defaults() {
+        let options = Options::checked(
+            "p",
+            pairs(&[("flag", &[]), ("convert", &["all-reduce", "all-gather"])]),
+            SPECS,
+        )
+        .unwrap();
+        assert!(options.bool("flag", false));
+        assert_eq!(options.int("limit", 7), 7);
+        assert_eq!(
+            options.opcodes("convert"),
+            Some(vec![Opcode::AllReduce, Opcode::AllGather])
+        );
+    }
+
+    #[test]
+    fn wrong_options_name_what_is_accepted() {
+        let error = Options::checked("p", pairs(&[("limt", &["3"])]), SPECS).unwrap_err();
+        assert_eq!(error.message, "p has no option 'limt'");
+        assert_eq!(error.hint.as_deref(), Some("p takes: flag, limit, convert"));
+        let error = Options::checked("p", pairs(&[("limit", &["x"])]), SPECS).unwrap_err();
+        assert_eq!(
+            error.message,
+            "p's option 'limit' takes an integer, not 'x'"
+        );
+        let error =
+            Options::checked("p", pairs(&[("convert", &["all-reduse"])]), SPECS).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("'all-reduse', which is not an opcode")
+        );
+        let error =
+            Options::checked("p", pairs(&[("flag", &["true"]), ("flag", &[])]), SPECS).unwrap_err();
+        assert_eq!(error.message, "p's option 'flag' is given twice");
+    }
+}
