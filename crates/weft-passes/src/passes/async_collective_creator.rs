@@ -16,7 +16,9 @@
 //!   XLA's first-class pairs: `all-reduce-start`/`-done` (the start has the
 //!   all-reduce's shape), `all-gather-start`/`-done` (the start's shape is
 //!   `(operands, result)`, the operands a tuple when there are several),
-//!   `collective-permute-start`/`-done` (`(operand, result)`);
+//!   `collective-permute-start`/`-done` (`(operand, result)`, the operands
+//!   a tuple when there are several; `(input, output buffer)` for the
+//!   in-place form);
 //! - every other kind — collective-broadcast, all-to-all, reduce-scatter
 //!   (with its threshold), ragged-all-to-all — and every kind with
 //!   `use_generic_async_start_done`, becomes `async-start`/`async-done` around
@@ -216,7 +218,7 @@ fn convert(
     };
     let (start_data, done_data) = match first_class {
         Some((start_opcode, done_opcode)) => {
-            first_class_pair(editor, &data, start_opcode, done_opcode)?
+            first_class_pair(editor, &data, start_opcode, done_opcode)
         }
         None => generic_pair(editor, &data),
     };
@@ -262,7 +264,7 @@ fn first_class_pair(
     data: &InstrData,
     start_opcode: Opcode,
     done_opcode: Opcode,
-) -> Result<(InstrData, InstrData), PassError> {
+) -> (InstrData, InstrData) {
     let module = editor.module();
     let operand_shapes: Vec<Shape> = data.operands.iter().map(|&o| module.shape_of(o)).collect();
     let start_shape = match start_opcode {
@@ -275,20 +277,21 @@ fn first_class_pair(
             editor.module_mut().shapes.tuple(&[operands, data.shape])
         }
         _ => {
-            if data.operands.len() != 1 {
-                // XLA's combined and in-place permutes carry context its
-                // tests configure per backend; weft converts the plain form.
-                return Err(PassError::new(format!(
-                    "%{} is a collective-permute of {} operands: only the single-operand form becomes collective-permute-start",
-                    data.name,
-                    data.operands.len()
-                ))
-                .with_hint("convert it with use_generic_async_start_done=true"));
+            // XLA's InferCollectivePermuteStartShape with no context: the
+            // in-place form (four operands) is (input, output buffer); the
+            // plain form (operand, result), its operands a tuple when there
+            // are several.
+            let in_place = matches!(&data.attrs, Attrs::CollectivePermute(c) if c.slice_sizes.is_some())
+                && operand_shapes.len() == 4;
+            let shapes = &mut editor.module_mut().shapes;
+            match operand_shapes.as_slice() {
+                [input, output, ..] if in_place => shapes.tuple(&[*input, *output]),
+                [single] => shapes.tuple(&[*single, *single]),
+                several => {
+                    let operands = shapes.tuple(several);
+                    shapes.tuple(&[operands, operands])
+                }
             }
-            editor
-                .module_mut()
-                .shapes
-                .tuple(&[operand_shapes[0], data.shape])
         }
     };
     let start_name = editor.unique_instr_name(start_opcode.name());
@@ -298,7 +301,7 @@ fn first_class_pair(
     start.callees = data.callees.clone();
     start.attrs = data.attrs.clone();
     let done = carried(data, &done_name, done_opcode, data.shape);
-    Ok((start, done))
+    (start, done)
 }
 
 fn generic_pair(editor: &mut Editor<'_>, data: &InstrData) -> (InstrData, InstrData) {
