@@ -70,6 +70,10 @@ pub struct OptArgs {
     /// List every pass with its options, and exit.
     #[arg(long)]
     list_passes: bool,
+    /// HLO input: parse the biggest computation in chunks on N threads
+    /// (default: every core), as `weft fmt` does.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 pub fn run(args: &OptArgs) -> ExitCode {
@@ -126,8 +130,12 @@ pub fn run(args: &OptArgs) -> ExitCode {
         }
     };
     let format = InputFormat::of(args.file.as_deref(), args.input_format);
-    let (mut module, source_map) = match load(&source, format) {
-        Ok(loaded) => loaded,
+    // The input is verified before any pass runs on it: a pass may assume a
+    // valid module. With no passes nothing runs, and `weft opt` costs what
+    // `weft fmt` does (`weft check` verifies).
+    let verify_input = !pipeline_is_empty(&args.passes) || args.verify_each;
+    let mut module = match load(&source, format, verify_input, args.threads) {
+        Ok(module) => module,
         Err(code) => return code,
     };
     if let Some(replicas) = args.replica_count {
@@ -156,8 +164,11 @@ pub fn run(args: &OptArgs) -> ExitCode {
         InputFormat::Mlir => Emit::Stablehlo,
         InputFormat::Hlo => Emit::Hlo,
     });
-    let text = match emit {
+    let written = match emit {
         Emit::Hlo => {
+            // As `weft fmt`: the text is not needed any more, and the module
+            // is written as it prints, never held whole as a string.
+            drop(source);
             let options = PrintOptions {
                 style: if args.short {
                     Style::Short
@@ -167,7 +178,9 @@ pub fn run(args: &OptArgs) -> ExitCode {
                 sugar: true,
                 large_constants: true,
             };
-            weft_ir::text::print(&module, &options)
+            input::write_with(args.output.as_deref(), |w| {
+                weft_ir::text::write_module(&module, &options, w)
+            })
         }
         Emit::Stablehlo => {
             let style = args.async_style.map(|style| match style {
@@ -176,7 +189,15 @@ pub fn run(args: &OptArgs) -> ExitCode {
                 }
                 crate::fmt::AsyncStyleArg::Pairs => weft_stablehlo::async_style::AsyncStyle::Pairs,
             });
-            match crate::convert::export_stablehlo(
+            // Where the input's instructions are in its text, to locate an
+            // export error (made only now: most runs never need it).
+            let source_map = match format {
+                InputFormat::Hlo => weft_ir::text::parse_with_source_map(&source.text)
+                    .map(|(_, map)| map)
+                    .unwrap_or_default(),
+                InputFormat::Mlir => SourceMap::default(),
+            };
+            let text = match crate::convert::export_stablehlo(
                 &module,
                 &source_map,
                 &source,
@@ -186,46 +207,59 @@ pub fn run(args: &OptArgs) -> ExitCode {
             ) {
                 Ok(text) => text,
                 Err(code) => return code,
-            }
+            };
+            input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes()))
         }
     };
-    if let Err(error) = input::write_with(args.output.as_deref(), |w| w.write_all(text.as_bytes()))
-    {
+    if let Err(error) = written {
         tell!("error: {error}");
         return ExitCode::FAILURE;
     }
+    // Exiting frees everything at once; tearing a large module down piece by
+    // piece first would only cost time.
+    std::mem::forget(module);
     ExitCode::SUCCESS
 }
 
-/// Reads and verifies the input: HLO as it is, StableHLO lowered to the HLO
-/// each device runs.
+/// Whether `passes` names no pass.
+fn pipeline_is_empty(passes: &str) -> bool {
+    passes.trim().is_empty()
+}
+
+/// Reads the input — HLO as it is, StableHLO lowered to the HLO each device
+/// runs — and verifies it when `verify`. HLO is parsed as `weft fmt` parses
+/// it (on `threads` threads); only a module that fails to verify is read
+/// again with its source map, to locate the errors.
 fn load(
     source: &input::Source,
     format: InputFormat,
-) -> Result<(weft_ir::Module, SourceMap), ExitCode> {
+    verify: bool,
+    threads: Option<u16>,
+) -> Result<weft_ir::Module, ExitCode> {
     match format {
         InputFormat::Hlo => {
-            let loaded =
-                weft_ir::load::load(&source.text, &weft_ir::verify::VerifyOptions::default())
-                    .map_err(|error| {
-                        tell_text!("{}", error.render(&source.name, &source.text));
-                        if error.stage == weft_ir::load::Stage::Verify {
-                            tell!(
-                                "error: {}: the module does not verify; no pass ran",
-                                source.name
-                            );
-                        }
-                        ExitCode::FAILURE
-                    })?;
-            Ok((loaded.module, loaded.source_map))
-        }
-        InputFormat::Mlir => {
-            let module = weft_stablehlo::load::load(&source.text, None).map_err(|error| {
-                tell_text!("{}", error.render(&source.name, &source.text));
+            let threads = crate::fmt::parse_threads(threads);
+            let module = weft_ir::text::parse_with_threads(&source.text, threads).map_err(|d| {
+                tell_text!("{}", d.render(&source.name, &source.text));
                 ExitCode::FAILURE
             })?;
-            Ok((module, SourceMap::default()))
+            if verify && weft_ir::verify(&module).is_err() {
+                let options = weft_ir::verify::VerifyOptions::default();
+                if let Err(error) = weft_ir::load::load(&source.text, &options) {
+                    tell_text!("{}", error.render(&source.name, &source.text));
+                }
+                tell!(
+                    "error: {}: the module does not verify; no pass ran",
+                    source.name
+                );
+                return Err(ExitCode::FAILURE);
+            }
+            Ok(module)
         }
+        InputFormat::Mlir => weft_stablehlo::load::load(&source.text, None).map_err(|error| {
+            tell_text!("{}", error.render(&source.name, &source.text));
+            ExitCode::FAILURE
+        }),
     }
 }
 

@@ -74,6 +74,15 @@ pub enum OptionKind {
 }
 
 impl OptionKind {
+    /// How a value is written, for listings: `true|false`, `N`, `OPCODE,…`.
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            OptionKind::Bool => "true|false",
+            OptionKind::Int => "N",
+            OptionKind::Opcodes => "OPCODE,…",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             OptionKind::Bool => "true or false",
