@@ -274,9 +274,9 @@ fn list_passes() {
                 format!(" (default {})", option.default)
             };
             say!(
-                "    {}={:?}{default}: {}",
+                "    {}={}{default}: {}",
                 option.name,
-                option.kind,
+                option.kind.placeholder(),
                 option.doc
             );
         }
