@@ -30,6 +30,7 @@ macro_rules! tell_text {
     };
 }
 
+mod analyze;
 mod bench;
 mod calibrate;
 mod check;
@@ -108,6 +109,16 @@ enum Command {
     /// pass fails or breaks the module (the pass is named); 2 for a bad
     /// --passes text, pass name or option (the valid ones are listed).
     Opt(opt::OptArgs),
+    /// Analyse a module's buffers: aliasing, live ranges, peak memory.
+    ///
+    /// Reads an HLO module (or a StableHLO `.mlir` file, lowered first),
+    /// verifies it, and reports the buffers several values share (loop
+    /// state, in-place updates, aliased inputs and outputs), every buffer's
+    /// live range under the module's schedule (or XLA's post-order when it
+    /// has none) with a chart of live bytes, the peak and what is live at
+    /// it, and what each async operation holds from its start to its done.
+    /// With no section flag, every section. --format json writes one object.
+    Analyze(analyze::AnalyzeArgs),
     /// Run a program on one device or many.
     ///
     /// Reads an HLO file (or a StableHLO `.mlir` file, lowered first) and runs
@@ -157,6 +168,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Opt(args) => opt::run(&args),
+        Command::Analyze(args) => analyze::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
