@@ -11,7 +11,8 @@
 //!
 //! **Live ranges.** A value is live from its definition to the last time an
 //! instruction reads a position holding it (the entry's parameters, which
-//! the caller owns, for the whole program):
+//! the caller owns, and constants, which are part of the program, for the
+//! whole program):
 //! a `get-tuple-element` reads only the element it takes, any other user
 //! reads every position of its operand. A value in the entry's result lives
 //! to the end. A value of a loop's state (a position of the loop, or of its
@@ -90,11 +91,13 @@ impl LiveRanges {
             let Some(&defined) = time.get(&value.instruction) else {
                 continue;
             };
-            let is_entry_parameter = module.instr(value.instruction).opcode == Opcode::Parameter
+            let opcode = module.instr(value.instruction).opcode;
+            let is_entry_parameter = opcode == Opcode::Parameter
                 && Some(module.parent(value.instruction)) == module.entry;
-            // The caller owns the entry's parameters: they are live for
-            // the whole program, as XLA's live ranges have them.
-            if is_entry_parameter {
+            // The caller owns the entry's parameters, and constants are part
+            // of the program itself: both are live for the whole program,
+            // as XLA's buffer assignment gives them allocations of their own.
+            if is_entry_parameter || opcode == Opcode::Constant {
                 extend(ValueId(id as u32), 0, &mut value_ranges);
                 extend(ValueId(id as u32), last, &mut value_ranges);
             } else {
