@@ -679,7 +679,7 @@ impl Parser<'_> {
 /// known kind is refused, as MLIR refuses it, with where it is, the message
 /// and the keywords there are; an enum of a kind weft does not know stays
 /// text. String literals are skipped.
-fn check_enum_keywords(text: &str) -> Result<(), (usize, String, String)> {
+pub(crate) fn check_enum_keywords(text: &str) -> Result<(), (usize, String, String)> {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {

@@ -138,7 +138,18 @@ pub(super) fn parse_stripped_attribute(
         };
     }
     let body = parse_balanced(&mut p.c, open, what)?;
+    check_stripped_body(p, body)?;
     Ok(Attribute::Opaque(format!("{prefix}{body}")))
+}
+
+/// Checks `body`, the text of a dialect attribute just read in its
+/// stripped form (it ends at the cursor), as the generic form
+/// `#dialect.name<…>` is checked: both forms accept the same attributes, so
+/// what one prints the other reads.
+pub(super) fn check_stripped_body(p: &Parser<'_>, body: &str) -> PResult<()> {
+    let body_at = p.c.pos - body.len();
+    crate::text::attributes::check_enum_keywords(body)
+        .map_err(|(at, message, hint)| p.c.error_at(body_at + at, message).into_hint(&hint))
 }
 
 /// Parses the operand types of a functional type and resolves `uses` with them.

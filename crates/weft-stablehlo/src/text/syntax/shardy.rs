@@ -14,7 +14,8 @@ use crate::text::cursor::PResult;
 use crate::text::parser::{ParsedOp, Parser};
 use crate::text::printer::Printer;
 use crate::text::syntax::linalg::{
-    is_balanced_group, parse_balanced, parse_stripped_attribute, strip_dialect_prefix,
+    check_stripped_body, is_balanced_group, parse_balanced, parse_stripped_attribute,
+    strip_dialect_prefix,
 };
 use crate::text::syntax::operands::function_type_of;
 use crate::text::types::{print_function_type, print_type};
@@ -130,11 +131,10 @@ fn parse_sharding_per_value(p: &mut Parser<'_>, keyword: &str) -> PResult<Attrib
     let mut shardings = Vec::new();
     if !p.c.eat(b']') {
         loop {
-            shardings.push(parse_balanced(
-                &mut p.c,
-                b'<',
-                "a sharding such as <@mesh, [{\"x\"}, {}]>",
-            )?);
+            let sharding =
+                parse_balanced(&mut p.c, b'<', "a sharding such as <@mesh, [{\"x\"}, {}]>")?;
+            check_stripped_body(p, sharding)?;
+            shardings.push(sharding);
             if p.c.eat(b']') {
                 break;
             }
@@ -181,6 +181,7 @@ pub(super) fn parse_manual_computation(p: &mut Parser<'_>, name: OpName) -> PRes
         parse_stripped_attribute(p, MANUAL_AXES, b'{', "manual axes")?
     } else {
         let axes = parse_balanced(&mut p.c, b'{', "'{' and the manual axes, as in {\"x\"}")?;
+        check_stripped_body(p, axes)?;
         Attribute::Opaque(format!("{MANUAL_AXES}{axes}>"))
     };
     Parser::set_property(&mut parsed.data, "manual_axes", manual_axes);
@@ -312,6 +313,24 @@ mod tests {
             generic.contains("manual_axes = #sdy<manual_axes{}>"),
             "{generic}"
         );
+    }
+
+    /// Found by fuzzing: a stripped attribute's text was kept unchecked,
+    /// so a pretty form with a bad nested enum read, and its generic print
+    /// (`#sdy.mesh<…>`, which is checked) did not read back.
+    #[test]
+    fn stripped_attributes_are_checked_as_generic_ones_are() {
+        for text in [
+            "sdy.mesh @m = <[\"a\"=1], x=#stablehlo.result_accuracy_mode<>>\n",
+            "sdy.mesh @m = <[\"a\"=1], x=#stablehlo<precision BOGUS>>\n",
+            "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{}], x=#stablehlo.result_accuracy_mode<BAD>>] out_shardings=[<@m, [{}]>] manual_axes={} (%b: tensor<2xf32>) {\n    sdy.return %b : tensor<2xf32>\n  } : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+        ] {
+            let error = parse(text).expect_err("refused").render("t", text);
+            assert!(
+                error.contains("result_accuracy_mode") || error.contains("precision"),
+                "{error}"
+            );
+        }
     }
 
     #[test]
