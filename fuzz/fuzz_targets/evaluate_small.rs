@@ -127,7 +127,7 @@ fuzz_target!(|data: &[u8]| {
     let mut random = weft_runtime::random::SplitMix64::new(7);
     let arguments: Vec<weft_runtime::Value> = module
         .comp(entry)
-        .params
+        .params()
         .iter()
         .map(|&p| {
             let array = module.shapes.as_array(module.shape_of(p)).expect("arrays");

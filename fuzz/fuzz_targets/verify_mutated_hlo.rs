@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
         panic!("a seed does not parse");
     };
     let instrs: Vec<Instr> = module.all_instrs().collect();
-    let comps: Vec<Comp> = module.comp_order.clone();
+    let comps: Vec<Comp> = module.computations().collect();
     let shapes: Vec<weft_ir::Shape> = instrs.iter().map(|&i| module.shape_of(i)).collect();
     for step in steps.chunks(4) {
         let [kind, a, b, c] = [step[0], *step.get(1).unwrap_or(&0), *step.get(2).unwrap_or(&0), *step.get(3).unwrap_or(&0)];
@@ -109,7 +109,7 @@ fuzz_target!(|data: &[u8]| {
             5 => data.operands.push(other),
             6 => {
                 let comp = comps[c as usize % comps.len()];
-                module.comps[comp].root = Some(other);
+                module.set_root(comp, other);
             }
             _ => data.operands.push(dangling),
         }

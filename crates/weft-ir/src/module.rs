@@ -441,18 +441,6 @@ impl Module {
             .find(|&i| self.instrs[i].name == name)
     }
 
-    /// The instructions that use `instr` as an operand, in body order of its
-    /// computation (computed, not stored: passes never see stale use lists).
-    pub fn users(&self, instr: Instr) -> Vec<Instr> {
-        let comp = self.parents[instr];
-        self.comps[comp]
-            .body
-            .iter()
-            .copied()
-            .filter(|&u| self.instrs[u].operands.contains(&instr))
-            .collect()
-    }
-
     /// The instructions of every live computation, computation by computation.
     pub fn all_instrs(&self) -> impl Iterator<Item = Instr> + '_ {
         self.comp_order
