@@ -28,7 +28,7 @@ static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: passes::call_inliner::NAME,
-        summary: "replaces each call by the instructions of the computation it calls",
+        summary: "replaces each call by the instructions of the computation it calls, then removes what became dead (XLA runs dce after it)",
         options: passes::call_inliner::OPTIONS,
         make: passes::call_inliner::make,
     },

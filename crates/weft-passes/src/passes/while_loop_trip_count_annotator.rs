@@ -17,8 +17,9 @@
 //!   get-tuple-element reading the variable out of the finished loop is then
 //!   replaced by a new constant, `min + step × n`, its value on exit (the old
 //!   get-tuple-element is left for `dce`);
-//! - otherwise, when the count is still known (a downward or NE loop run on
-//!   the variable alone): `known_trip_count.n` only;
+//! - otherwise, when the count is still known (a loop from a negative
+//!   start counted by formula, a downward or NE loop run on the variable
+//!   alone): `known_trip_count.n` only;
 //! - `dynamic_variables`: when the body offloads to the host (a `MoveToHost`
 //!   feeding a dynamic-update-slice, a `MoveToDevice` fed by a
 //!   dynamic-slice), the elements used in dynamic-slice and
