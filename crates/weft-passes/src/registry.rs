@@ -27,6 +27,12 @@ static PASSES: &[PassInfo] = &[
         make: passes::async_collective_creator::make,
     },
     PassInfo {
+        name: passes::call_inliner::NAME,
+        summary: "replaces each call by the instructions of the computation it calls, then removes what became dead (XLA runs dce after it)",
+        options: passes::call_inliner::OPTIONS,
+        make: passes::call_inliner::make,
+    },
+    PassInfo {
         name: passes::convert_async_collectives_to_sync::NAME,
         summary: "turns start/done pairs with nothing but no-ops between them back into synchronous collectives (scheduled modules)",
         options: passes::convert_async_collectives_to_sync::OPTIONS,
@@ -39,10 +45,22 @@ static PASSES: &[PassInfo] = &[
         make: passes::dce::make,
     },
     PassInfo {
+        name: passes::flatten_call_graph::NAME,
+        summary: "clones each computation that control flow calls from more than one place, so that every call site has its own",
+        options: passes::flatten_call_graph::OPTIONS,
+        make: passes::flatten_call_graph::make,
+    },
+    PassInfo {
         name: passes::tuple_simplifier::NAME,
         summary: "folds get-tuple-element of a tuple into the element, and a tuple of every element of one value into the value",
         options: passes::tuple_simplifier::OPTIONS,
         make: passes::tuple_simplifier::make,
+    },
+    PassInfo {
+        name: passes::while_loop_trip_count_annotator::NAME,
+        summary: "writes the trip count, init and step, and induction variable XLA can work out into each while loop's backend config",
+        options: passes::while_loop_trip_count_annotator::OPTIONS,
+        make: passes::while_loop_trip_count_annotator::make,
     },
 ];
 

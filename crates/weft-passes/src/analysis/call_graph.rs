@@ -1,50 +1,37 @@
-//! The call graph (XLA's `CallGraph`): which instructions call which
-//! computations, and in what context.
+//! Who calls which computation, and in what context (XLA's `CallGraph`).
 //!
-//! XLA tells two kinds of call apart, and so does every analysis built on
-//! this one:
-//! - **control flow**: the callee runs as part of the caller's sequence —
-//!   a `while`'s condition and body, a `conditional`'s branches, a `call`'s
-//!   callee, and the computation an `async-start` wraps (it runs beside the
-//!   caller, on its own stream). Its values are values of the program, with
-//!   buffers of their own;
-//! - **embedded**: the callee is a piece of the calling instruction — a
-//!   fusion body, a reducer or comparator (`to_apply` of reduce, map, sort,
-//!   scatter, all-reduce, …). Its values live inside the instruction.
+//! A computation is called in one of two ways. Control flow runs it as a
+//! sequence of its own — a while loop's condition and body, a conditional's
+//! branches, a `call`, the computation an async op wraps. Embedded calls hand
+//! it to another instruction as an operation to apply element by element or
+//! to fuse — a reducer, a fusion body, a sort's comparator. A computation's
+//! *context* is how it runs: a loop body inside a fusion is embedded too, so
+//! the context flows down from the callers ([`CallContext::Both`] when callers
+//! disagree).
 //!
-//! A computation called in both ways has context *both*; the entry and
-//! computations nothing calls have none.
-//!
-//! Invariants: every call site is listed once, in module order; a
-//! computation's context is the union of its call sites'.
+//! The graph lists, for each computation, the call sites that call it, in
+//! the order XLA finds them (computations in module order, instructions in
+//! body order, each callee slot once), and visits computations callees first
+//! (from the entry, then whatever the entry does not reach), which is the
+//! order a pass that rewrites callers from their callees needs.
 
-use std::fmt::Write as _;
-
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use weft_ir::{Comp, Instr, Module, Opcode};
 
-/// How a computation is called.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How a computation is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallContext {
-    /// Part of the caller's sequence (while, conditional, call, async).
-    ControlFlow,
-    /// A piece of the calling instruction (fusion, reducers, comparators).
-    Embedded,
-    /// Called both ways.
-    Both,
-    /// Not called (the entry, or dead computations).
+    /// Not called (yet).
     None,
+    /// As a sequence of its own: while, conditional, call, async ops.
+    ControlFlow,
+    /// Applied inside another instruction: fusion, reduce, sort, map, ….
+    Embedded,
+    /// Both, from different callers.
+    Both,
 }
 
 impl CallContext {
-    fn union(self, other: CallContext) -> CallContext {
-        match (self, other) {
-            (CallContext::None, x) | (x, CallContext::None) => x,
-            (a, b) if a == b => a,
-            _ => CallContext::Both,
-        }
-    }
-
     /// The context's name, as the dump writes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -54,21 +41,20 @@ impl CallContext {
             CallContext::None => "none",
         }
     }
+
+    /// The context of a computation called in both `self` and `other`.
+    fn union(self, other: CallContext) -> CallContext {
+        match (self, other) {
+            (CallContext::None, other) => other,
+            (this, CallContext::None) => this,
+            (this, other) if this == other => this,
+            _ => CallContext::Both,
+        }
+    }
 }
 
-/// One instruction calling one computation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallSite {
-    /// The calling instruction.
-    pub instruction: Instr,
-    /// The computation it calls.
-    pub callee: Comp,
-    /// How.
-    pub context: CallContext,
-}
-
-/// The context in which `opcode` calls its computations (XLA's
-/// `GetInstructionCallContext`).
+/// The context in which an instruction of `opcode` calls its computations
+/// (XLA's `GetInstructionCallContext`).
 pub fn call_context(opcode: Opcode) -> CallContext {
     match opcode {
         Opcode::Call
@@ -77,66 +63,82 @@ pub fn call_context(opcode: Opcode) -> CallContext {
         | Opcode::AsyncStart
         | Opcode::AsyncUpdate
         | Opcode::AsyncDone => CallContext::ControlFlow,
-        _ => CallContext::Embedded,
+        Opcode::AllReduce
+        | Opcode::ReduceScatter
+        | Opcode::AllReduceStart
+        | Opcode::Map
+        | Opcode::Reduce
+        | Opcode::ReduceWindow
+        | Opcode::Scatter
+        | Opcode::SelectAndScatter
+        | Opcode::Sort
+        | Opcode::TopK
+        | Opcode::Fusion
+        | Opcode::CustomCall => CallContext::Embedded,
+        _ => CallContext::None,
     }
 }
 
-/// A module's call graph.
+/// One instruction calling a computation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    /// The calling instruction.
+    pub instr: Instr,
+    /// How it calls.
+    pub context: CallContext,
+}
+
+/// The call graph of a module, as it was when built.
 pub struct CallGraph {
-    sites: Vec<CallSite>,
-    callers: FxHashMap<Comp, Vec<usize>>,
+    callers: FxHashMap<Comp, Vec<CallSite>>,
     contexts: FxHashMap<Comp, CallContext>,
+    callees_first: Vec<Comp>,
 }
 
 impl CallGraph {
     /// The call graph of `module`.
     pub fn of(module: &Module) -> CallGraph {
-        let mut graph = CallGraph {
-            sites: Vec::new(),
-            callers: FxHashMap::default(),
-            contexts: FxHashMap::default(),
-        };
-        for instr in module.all_instrs() {
-            let data = module.instr(instr);
-            let context = call_context(data.opcode);
-            for &callee in data.callees.iter() {
-                graph
-                    .callers
-                    .entry(callee)
-                    .or_default()
-                    .push(graph.sites.len());
-                let known = graph.contexts.entry(callee).or_insert(CallContext::None);
-                *known = known.union(context);
-                graph.sites.push(CallSite {
-                    instruction: instr,
-                    callee,
-                    context,
-                });
+        let mut callers: FxHashMap<Comp, Vec<CallSite>> = FxHashMap::default();
+        for comp in module.computations() {
+            for &instr in module.comp(comp).body() {
+                let data = module.instr(instr);
+                let site = CallSite {
+                    instr,
+                    context: call_context(data.opcode),
+                };
+                // Once per callee slot: a while whose condition is its body
+                // calls it twice, as XLA counts.
+                for &callee in data.callees.iter() {
+                    callers.entry(callee).or_default().push(site);
+                }
             }
         }
-        graph
+        let contexts = contexts(module, &callers);
+        let callees_first = callees_first(module);
+        CallGraph {
+            callers,
+            contexts,
+            callees_first,
+        }
     }
 
-    /// Every call site, in module order.
-    pub fn sites(&self) -> &[CallSite] {
-        &self.sites
+    /// The call sites that call `comp`, in XLA's order.
+    pub fn callers_of(&self, comp: Comp) -> &[CallSite] {
+        self.callers.get(&comp).map_or(&[], Vec::as_slice)
     }
 
-    /// The call sites of `comp`.
-    pub fn callers(&self, comp: Comp) -> impl Iterator<Item = &CallSite> {
-        self.callers
-            .get(&comp)
-            .into_iter()
-            .flatten()
-            .map(|&at| &self.sites[at])
-    }
-
-    /// How `comp` is called.
+    /// How `comp` is run.
     pub fn context(&self, comp: Comp) -> CallContext {
         self.contexts
             .get(&comp)
             .copied()
             .unwrap_or(CallContext::None)
+    }
+
+    /// Every computation, each after the computations it calls (XLA's
+    /// `VisitNodes` order).
+    pub fn callees_first(&self) -> &[Comp] {
+        &self.callees_first
     }
 
     /// Whether every computation is called from at most one site (XLA's
@@ -149,14 +151,18 @@ impl CallGraph {
     pub fn dump(&self, module: &Module) -> String {
         let mut out = String::new();
         for comp in module.computations() {
-            let name = &module.comp(comp).name;
-            let _ = write!(out, "%{name}: {}", self.context(comp).name());
+            out.push_str(&format!(
+                "%{}: {}",
+                module.comp(comp).name,
+                self.context(comp).name()
+            ));
             let callers: Vec<String> = self
-                .callers(comp)
-                .map(|site| format!("%{}", module.instr(site.instruction).name))
+                .callers_of(comp)
+                .iter()
+                .map(|site| format!("%{}", module.instr(site.instr).name))
                 .collect();
             if !callers.is_empty() {
-                let _ = write!(out, ", called by {}", callers.join(", "));
+                out.push_str(&format!(", called by {}", callers.join(", ")));
             }
             out.push('\n');
         }
@@ -164,21 +170,117 @@ impl CallGraph {
     }
 }
 
+/// XLA's `SetCallContexts`: computations nothing calls run as control flow,
+/// and contexts flow down from callers to callees.
+fn contexts(
+    module: &Module,
+    callers: &FxHashMap<Comp, Vec<CallSite>>,
+) -> FxHashMap<Comp, CallContext> {
+    let mut contexts: FxHashMap<Comp, CallContext> = FxHashMap::default();
+    let mut worklist: Vec<Comp> = Vec::new();
+    for comp in module.computations() {
+        if !callers.contains_key(&comp) {
+            contexts.insert(comp, CallContext::ControlFlow);
+            worklist.push(comp);
+        }
+    }
+    while let Some(comp) = worklist.pop() {
+        let context = contexts[&comp];
+        for &instr in module.comp(comp).body() {
+            let data = module.instr(instr);
+            let passed = match call_context(data.opcode) {
+                CallContext::Embedded => CallContext::Embedded,
+                _ => context,
+            };
+            for &callee in data.callees.iter() {
+                let before = contexts.get(&callee).copied().unwrap_or(CallContext::None);
+                let after = before.union(passed);
+                if after != before {
+                    contexts.insert(callee, after);
+                    worklist.push(callee);
+                }
+            }
+        }
+    }
+    contexts
+}
+
+/// Post-order from the entry, then from each computation it does not reach,
+/// in module order.
+fn callees_first(module: &Module) -> Vec<Comp> {
+    let mut order = Vec::new();
+    let mut visited: FxHashSet<Comp> = FxHashSet::default();
+    let roots = module.entry.into_iter().chain(module.computations());
+    for root in roots {
+        if !visited.insert(root) {
+            continue;
+        }
+        // Iterative: call chains may be long.
+        let mut stack: Vec<(Comp, Vec<Comp>, usize)> =
+            vec![(root, distinct_callees(module, root), 0)];
+        while let Some((comp, callees, next)) = stack.last_mut() {
+            if let Some(&callee) = callees.get(*next) {
+                *next += 1;
+                if visited.insert(callee) {
+                    let callees = distinct_callees(module, callee);
+                    stack.push((callee, callees, 0));
+                }
+            } else {
+                order.push(*comp);
+                stack.pop();
+            }
+        }
+    }
+    order
+}
+
+fn distinct_callees(module: &Module, comp: Comp) -> Vec<Comp> {
+    let mut callees: Vec<Comp> = Vec::new();
+    for &instr in module.comp(comp).body() {
+        for &callee in module.instr(instr).callees.iter() {
+            if !callees.contains(&callee) {
+                callees.push(callee);
+            }
+        }
+    }
+    callees
+}
+
+/// The computations async ops wrap (XLA's `IsAsyncComputation`).
+pub fn async_computations(module: &Module) -> FxHashSet<Comp> {
+    module
+        .all_instrs()
+        .filter(|&instr| {
+            matches!(
+                module.instr(instr).opcode,
+                Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
+            )
+        })
+        .flat_map(|instr| module.instr(instr).callees.iter().copied())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use weft_ir::text::parse;
 
     #[test]
-    fn contexts_follow_the_calling_opcode() {
-        let module = weft_ir::text::parse(
-            "HloModule m\n\n%add (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  ROOT %s = f32[] add(%a, %b)\n}\n\n%body (x: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  ROOT %y = f32[] call(%x, %x), to_apply=%add\n}\n\nENTRY %main (p: f32[4]) -> f32[] {\n  %p = f32[4] parameter(0)\n  %z = f32[] constant(0)\n  %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add\n  ROOT %c = f32[] call(%r), to_apply=%body\n}\n",
-        )
-        .expect("parses");
+    fn callers_contexts_and_order() {
+        let module = parse("HloModule m\n\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n  ROOT %s = f32[] add(%x, %y)\n}\n\n%f (a: f32[4]) -> f32[] {\n  %a = f32[4] parameter(0)\n  %z = f32[] constant(0)\n  ROOT %r = f32[] reduce(%a, %z), dimensions={0}, to_apply=%add\n}\n\nENTRY %main (p: f32[4]) -> (f32[], f32[], f32[]) {\n  %p = f32[4] parameter(0)\n  %c1 = f32[] call(%p), to_apply=%f\n  %c2 = f32[] call(%p), to_apply=%f\n  %z = f32[] constant(0)\n  %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add\n  ROOT %t = (f32[], f32[], f32[]) tuple(%c1, %c2, %r)\n}\n").expect("parses");
         let graph = CallGraph::of(&module);
+        let f = module.comp_by_name("f").unwrap();
+        let add = module.comp_by_name("add").unwrap();
+        let main = module.entry.unwrap();
+        assert_eq!(graph.callers_of(f).len(), 2);
+        assert_eq!(graph.context(f), CallContext::ControlFlow);
+        assert_eq!(graph.context(add), CallContext::Embedded);
+        assert_eq!(graph.context(main), CallContext::ControlFlow);
+        assert_eq!(graph.callees_first(), &[add, f, main]);
+        assert!(!graph.is_flattened());
         assert_eq!(
             graph.dump(&module),
-            "%add: both, called by %y, %r\n%body: control-flow, called by %c\n%main: none\n"
+            "%add: embedded, called by %r, %r.1\n%f: control-flow, called by %c1, %c2\n%main: control-flow\n"
         );
-        assert!(!graph.is_flattened());
     }
 }

@@ -37,7 +37,7 @@ use rustc_hash::FxHashMap;
 use weft_ir::attrs::Attrs;
 use weft_ir::{Comp, Instr, Module, Opcode, Shape};
 
-use super::call_graph::{CallContext, CallGraph};
+use super::call_graph::{CallContext, CallGraph, call_context};
 
 /// An index into a shape: `{}` is the whole, `{1,0}` element 0 of element 1.
 pub type ShapeIndex = Vec<i64>;
@@ -242,27 +242,32 @@ impl Dataflow {
 /// value or its body's root), a conditional's branch operand.
 fn parameter_feeds(module: &Module, graph: &CallGraph) -> FxHashMap<(Comp, i64), Sources> {
     let mut feeds: FxHashMap<(Comp, i64), Sources> = FxHashMap::default();
-    for site in graph.sites() {
-        if site.context != CallContext::ControlFlow {
-            continue;
-        }
-        let data = module.instr(site.instruction);
-        let params = module.comp(site.callee).params().len() as i64;
-        for number in 0..params {
-            let source: Option<(Instr, ShapeIndex)> = match data.opcode {
-                Opcode::Call => data.operands.get(number as usize).map(|&o| (o, Vec::new())),
-                Opcode::AsyncStart => Some((site.instruction, vec![0, number])),
-                Opcode::While => Some((site.instruction, Vec::new())),
-                Opcode::Conditional => {
-                    let branch = data.callees.iter().position(|&c| c == site.callee);
-                    branch
-                        .and_then(|b| data.operands.get(b + 1))
-                        .map(|&o| (o, Vec::new()))
+    for callee in module.computations() {
+        for site in graph.callers_of(callee) {
+            if call_context(module.instr(site.instr).opcode) != CallContext::ControlFlow {
+                continue;
+            }
+            let data = module.instr(site.instr);
+            let params = module.comp(callee).params().len() as i64;
+            for number in 0..params {
+                let source: Option<(Instr, ShapeIndex)> = match data.opcode {
+                    Opcode::Call => data.operands.get(number as usize).map(|&o| (o, Vec::new())),
+                    Opcode::AsyncStart => Some((site.instr, vec![0, number])),
+                    Opcode::While => Some((site.instr, Vec::new())),
+                    Opcode::Conditional => {
+                        let branch = data.callees.iter().position(|&c| c == callee);
+                        branch
+                            .and_then(|b| data.operands.get(b + 1))
+                            .map(|&o| (o, Vec::new()))
+                    }
+                    _ => None,
+                };
+                if let Some(source) = source {
+                    let sources = feeds.entry((callee, number)).or_default();
+                    if !sources.contains(&source) {
+                        sources.push(source);
+                    }
                 }
-                _ => None,
-            };
-            if let Some(source) = source {
-                feeds.entry((site.callee, number)).or_default().push(source);
             }
         }
     }
@@ -288,7 +293,7 @@ fn sources(
                 Attrs::Parameter(p) => p.number,
                 _ => return None,
             };
-            if matches!(graph.context(comp), CallContext::ControlFlow) {
+            if graph.context(comp) == CallContext::ControlFlow {
                 let feeds = parameter_feeds.get(&(comp, number))?;
                 Some(
                     feeds

@@ -359,9 +359,10 @@ fn loop_span_of(
         Opcode::While => instr,
         Opcode::Parameter => {
             graph
-                .callers(module.parent(instr))
-                .find(|site| module.instr(site.instruction).opcode == Opcode::While)?
-                .instruction
+                .callers_of(module.parent(instr))
+                .iter()
+                .find(|site| module.instr(site.instr).opcode == Opcode::While)?
+                .instr
         }
         _ => return None,
     };

@@ -3,10 +3,28 @@
 //! can go stale when the module changes. Read them in order: the call graph,
 //! then dataflow (values and the positions that hold them), aliasing
 //! (buffers: values that share storage), then live ranges and memory under
-//! a schedule.
+//! a schedule; and what a while loop counts (its induction variable and
+//! trip count).
 
 pub mod alias;
 pub mod call_graph;
 pub mod dataflow;
 pub mod live_range;
 pub mod side_effects;
+pub mod while_loop;
+
+use weft_ir::{Instr, Module};
+
+/// The instructions of `instr`'s computation that use it as an operand, in
+/// body order. It reads the computation once: for a question or two about
+/// a small computation (a loop's condition); a pass that asks about many
+/// instructions uses the editor's index of users instead.
+pub fn users_in_computation(module: &Module, instr: Instr) -> Vec<Instr> {
+    module
+        .comp(module.parent(instr))
+        .body()
+        .iter()
+        .copied()
+        .filter(|&user| module.instr(user).operands.contains(&instr))
+        .collect()
+}

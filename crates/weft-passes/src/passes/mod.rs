@@ -2,9 +2,12 @@
 //! the editing steps several of them take the way XLA takes them.
 
 pub mod async_collective_creator;
+pub mod call_inliner;
 pub mod convert_async_collectives_to_sync;
 pub mod dce;
+pub mod flatten_call_graph;
 pub mod tuple_simplifier;
+pub mod while_loop_trip_count_annotator;
 
 use weft_ir::{Editor, Instr, Opcode};
 
