@@ -14,8 +14,9 @@
 //! - the users of every instruction, found without scanning a body: the
 //!   editor indexes operands and control edges once, on the first question,
 //!   and updates the index with each edit. Raw access to an instruction's
-//!   data ([`Editor::data_mut`]) drops the index, which is then rebuilt on
-//!   the next question, so it is never stale.
+//!   data ([`Editor::data_mut`]) takes the instruction out of the index and
+//!   puts it back, as it then is, when the access ends, so the index is
+//!   never stale and never rebuilt.
 //!
 //! Handles are never reused: a removed instruction's handle stays allocated
 //! (its data kept, outside every body), so a side table indexed by handles
@@ -111,6 +112,38 @@ pub struct Editor<'m> {
     index: Option<UseIndex>,
     /// The names in use, made on the first request for a new one.
     names: Option<Names>,
+    /// The instructions removed in this session.
+    removed: rustc_hash::FxHashSet<Instr>,
+}
+
+/// Mutable access to one instruction's data through an [`Editor`]: while it
+/// lives the instruction is out of the editor's index of users, and when it
+/// ends the instruction goes back in with its operands and control edges as
+/// they now are.
+pub struct DataGuard<'e, 'm> {
+    editor: &'e mut Editor<'m>,
+    instr: Instr,
+}
+
+impl std::ops::Deref for DataGuard<'_, '_> {
+    type Target = InstrData;
+    fn deref(&self) -> &InstrData {
+        &self.editor.m.instrs[self.instr]
+    }
+}
+
+impl std::ops::DerefMut for DataGuard<'_, '_> {
+    fn deref_mut(&mut self) -> &mut InstrData {
+        &mut self.editor.m.instrs[self.instr]
+    }
+}
+
+impl Drop for DataGuard<'_, '_> {
+    fn drop(&mut self) {
+        if let Some(index) = &mut self.editor.index {
+            index.note(self.editor.m, self.instr);
+        }
+    }
 }
 
 /// The instruction and computation names in use, for new ones made as XLA
@@ -127,6 +160,7 @@ impl Module {
             m: self,
             index: None,
             names: None,
+            removed: rustc_hash::FxHashSet::default(),
         }
     }
 }
@@ -145,10 +179,39 @@ impl<'m> Editor<'m> {
     }
 
     /// The data of `instr`, to change freely (attributes, name, shape,
-    /// operands). Drops the users index, which the next question rebuilds.
-    pub fn data_mut(&mut self, instr: Instr) -> &mut InstrData {
-        self.index = None;
-        &mut self.m.instrs[instr]
+    /// operands, control predecessors); the index of users follows when the
+    /// access ends (see [`DataGuard`]).
+    pub fn data_mut(&mut self, instr: Instr) -> DataGuard<'_, 'm> {
+        if let Some(index) = &mut self.index {
+            index.forget(self.m, instr);
+        }
+        DataGuard {
+            editor: self,
+            instr,
+        }
+    }
+
+    /// Whether `instr` was removed in this session.
+    pub fn is_removed(&self, instr: Instr) -> bool {
+        self.removed.contains(&instr)
+    }
+
+    /// The module's shape table, to make the shapes of new instructions
+    /// (shapes do not change who uses whom: the index stays).
+    pub fn shapes_mut(&mut self) -> &mut crate::shape::ShapeTable {
+        &mut self.m.shapes
+    }
+
+    /// The name and execution thread of `comp` (its order stays the
+    /// editor's to change).
+    pub fn comp_mut(&mut self, comp: Comp) -> &mut CompData {
+        &mut self.m.comps[comp]
+    }
+
+    /// The schedule, to set a computation's sequence wholesale (a copy of
+    /// a scheduled computation, a scheduler's order).
+    pub fn schedule_mut(&mut self) -> &mut crate::module::Schedule {
+        &mut self.m.schedule
     }
 
     /// The module itself, for what the editor does not cover (module
@@ -371,6 +434,7 @@ impl<'m> Editor<'m> {
             index.forget(self.m, instr);
         }
         self.take_out(instr);
+        self.removed.insert(instr);
         Ok(())
     }
 
@@ -457,6 +521,21 @@ mod tests {
         editor.set_operand(c, 0, p);
         assert_eq!(editor.users(a), vec![b]);
         assert_eq!(editor.users(p), vec![a, c]);
+    }
+
+    #[test]
+    fn raw_edits_keep_the_index_without_rebuilding_it() {
+        let mut m = module(SCHEDULED);
+        let (p, a, b, c) = (find(&m, "p"), find(&m, "a"), find(&m, "b"), find(&m, "c"));
+        let mut editor = m.edit();
+        assert_eq!(editor.users(a), vec![b, c]);
+        editor.data_mut(b).operands = [p].into_iter().collect();
+        editor.data_mut(c).common_mut().control_predecessors.push(b);
+        assert_eq!(editor.users(a), vec![c]);
+        assert_eq!(editor.users(p), vec![a, b]);
+        assert_eq!(editor.control_successors(b), vec![c]);
+        editor.remove(a).unwrap_err();
+        assert!(!editor.is_removed(a));
     }
 
     #[test]

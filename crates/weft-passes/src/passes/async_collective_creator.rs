@@ -272,9 +272,9 @@ fn first_class_pair(
         Opcode::AllGatherStart => {
             let operands = match operand_shapes.as_slice() {
                 [single] => *single,
-                several => editor.module_mut().shapes.tuple(several),
+                several => editor.shapes_mut().tuple(several),
             };
-            editor.module_mut().shapes.tuple(&[operands, data.shape])
+            editor.shapes_mut().tuple(&[operands, data.shape])
         }
         _ => {
             // XLA's InferCollectivePermuteStartShape with no context: the
@@ -283,7 +283,7 @@ fn first_class_pair(
             // are several.
             let in_place = matches!(&data.attrs, Attrs::CollectivePermute(c) if c.slice_sizes.is_some())
                 && operand_shapes.len() == 4;
-            let shapes = &mut editor.module_mut().shapes;
+            let shapes = &mut editor.shapes_mut();
             match operand_shapes.as_slice() {
                 [input, output, ..] if in_place => shapes.tuple(&[*input, *output]),
                 [single] => shapes.tuple(&[*single, *single]),
@@ -342,7 +342,7 @@ fn generic_pair(editor: &mut Editor<'_>, data: &InstrData) -> (InstrData, InstrD
     let root = editor.append(wrapped, clone);
     editor.set_root(wrapped, root);
     editor.schedule_like_body(wrapped);
-    let shapes = &mut editor.module_mut().shapes;
+    let shapes = &mut editor.shapes_mut();
     let bound = shapes.tuple(&operand_shapes);
     let start_shape = shapes.tuple(&[bound, data.shape]);
     let start_name = editor.unique_instr_name(&format!("{}-start", data.opcode.name()));

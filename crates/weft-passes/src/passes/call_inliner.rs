@@ -277,7 +277,7 @@ fn inline_call(
 }
 
 fn drop_composite_attributes(editor: &mut Editor<'_>, call: Instr) {
-    let data = editor.data_mut(call);
+    let mut data = editor.data_mut(call);
     if let Some(common) = data.common.as_deref_mut()
         && let Some(attributes) = &mut common.frontend_attributes
     {

@@ -143,7 +143,7 @@ fn clone_computation(editor: &mut Editor<'_>, original: Comp) -> Result<Comp, Pa
     let name = editor.unique_comp_name(&format!("{}.clone", editor.module().comp(original).name));
     let clone = editor.add_comp(name);
     let thread = editor.module().comp(original).execution_thread.clone();
-    editor.module_mut().comps[clone].execution_thread = thread;
+    editor.comp_mut(clone).execution_thread = thread;
     // XLA clones in post order, which decides who gets which name.
     let order = post_order(editor.module(), original);
     let mut clones: FxHashMap<Instr, Instr> = FxHashMap::default();
@@ -180,10 +180,7 @@ fn clone_computation(editor: &mut Editor<'_>, original: Comp) -> Result<Comp, Pa
             .iter()
             .filter_map(|instr| clones.get(instr).copied())
             .collect();
-        editor
-            .module_mut()
-            .schedule_mut()
-            .set_sequence(clone, cloned);
+        editor.schedule_mut().set_sequence(clone, cloned);
     }
     Ok(clone)
 }

@@ -48,7 +48,7 @@ pub(crate) fn removable(editor: &mut Editor<'_>, instr: Instr, effects: &SideEff
     let data = module.instr(instr);
     data.opcode != Opcode::Parameter
         && module.comp(comp).root() != Some(instr)
-        && module.comp(comp).body().contains(&instr)
+        && !editor.is_removed(instr)
         && data.control_predecessors().is_empty()
         && !effects.instruction(module, instr)
         && editor.users(instr).is_empty()
@@ -69,7 +69,7 @@ pub(crate) fn replace_instruction(
 ) -> Result<(), weft_ir::EditError> {
     let old_data = editor.data(old).clone();
     {
-        let new_data = editor.data_mut(new);
+        let mut new_data = editor.data_mut(new);
         let keep_op_name = new_data
             .metadata
             .as_ref()

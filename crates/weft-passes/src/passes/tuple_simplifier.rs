@@ -64,7 +64,7 @@ pub fn simplify_tuples(
         let body: Vec<Instr> = editor.module().comp(comp).body().to_vec();
         for instr in body {
             // Already removed as an unused operand of an earlier fold.
-            if !editor.module().comp(comp).body().contains(&instr) {
+            if editor.is_removed(instr) {
                 continue;
             }
             let replacement = match editor.data(instr).opcode {
