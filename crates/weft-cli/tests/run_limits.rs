@@ -113,21 +113,25 @@ fn bad_deadlines_are_refused() {
     }
 }
 
-#[test]
-fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
-    let scratch = Scratch::new("run_limits", "unbalanced");
+/// Runs `program(iterations)` from a zero input with a 1 s timeout,
+/// doubling the iterations until the run takes at least 2 s: it must
+/// succeed every time with `expected(iterations)` in its output. How many
+/// iterations take that long depends on the machine.
+fn computes_for_two_seconds(
+    test: &str,
+    program: impl Fn(u64) -> String,
+    expected: impl Fn(u64) -> String,
+) {
+    let scratch = Scratch::new("run_limits", test);
     let zero = zero_input(&scratch);
     let zero = zero.to_str().expect("utf-8 path");
-    // Replica 0 computes while replica 1 waits at the all-reduce: for at
-    // least twice the 1 s timeout. How many iterations take that long
-    // depends on the machine, so double them until the run does.
     let mut iterations: u64 = 1 << 20;
     let mut took = Duration::ZERO;
     for _ in 0..6 {
         let started = Instant::now();
         let output = weft(
             &scratch,
-            &unbalanced_for(0, iterations),
+            &program(iterations),
             &["--timeout", "1", "--inputs", zero],
         );
         took = started.elapsed();
@@ -136,19 +140,25 @@ fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
             "{iterations} iterations, {took:?}: {}",
             stderr(&output)
         );
-        // Both replicas get the sum: the loop's count and replica 1's 0.
-        assert!(
-            String::from_utf8_lossy(&output.stdout)
-                .contains(&format!("[{iterations}, {iterations}]")),
-            "{}",
-            String::from_utf8_lossy(&output.stdout)
-        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains(&expected(iterations)), "{stdout}");
         if took >= Duration::from_secs(2) {
             break;
         }
         iterations *= 2;
     }
     assert!(took >= Duration::from_secs(2), "never computed long enough");
+}
+
+#[test]
+fn a_device_computing_past_the_timeout_is_not_a_deadlock() {
+    // Replica 0 computes while replica 1 waits at the all-reduce; both get
+    // the sum: the loop's count and replica 1's 0.
+    computes_for_two_seconds(
+        "unbalanced",
+        |iterations| unbalanced_for(0, iterations),
+        |iterations| format!("[{iterations}, {iterations}]"),
+    );
 }
 
 #[test]
@@ -351,37 +361,9 @@ ENTRY %main (x: s32[]) -> s32[] {{
 
 #[test]
 fn a_device_whose_async_stream_computes_is_not_blocked() {
-    let scratch = Scratch::new("run_limits", "stream_computes");
-    let zero = zero_input(&scratch);
-    let zero = zero.to_str().expect("utf-8 path");
-    // As long as the stream's loop runs, every compute thread waits: for
-    // at least twice the 1 s timeout (doubling the loop until it does).
-    let mut iterations: u64 = 1 << 20;
-    let mut took = Duration::ZERO;
-    for _ in 0..6 {
-        let started = Instant::now();
-        let output = weft(
-            &scratch,
-            &stream_computes(iterations),
-            &["--timeout", "1", "--inputs", zero],
-        );
-        took = started.elapsed();
-        assert!(
-            output.status.success(),
-            "{iterations} iterations, {took:?}: {}",
-            stderr(&output)
-        );
-        // Replica 1's result: the all-reduce of two zeros plus the loop's
-        // count.
-        assert!(
-            String::from_utf8_lossy(&output.stdout).contains(&format!("{iterations}]")),
-            "{}",
-            String::from_utf8_lossy(&output.stdout)
-        );
-        if took >= Duration::from_secs(2) {
-            break;
-        }
-        iterations *= 2;
-    }
-    assert!(took >= Duration::from_secs(2), "never computed long enough");
+    // As long as the stream's loop runs, every compute thread waits.
+    // Replica 1's result: the all-reduce of two zeros plus the loop's count.
+    computes_for_two_seconds("stream_computes", stream_computes, |iterations| {
+        format!("{iterations}]")
+    });
 }

@@ -693,11 +693,9 @@ mod tests {
         assert!(!repeats_a_device(&[(0, 1), (1, 2)]));
     }
 
-    fn r14_messages(entry_body: &str) -> Vec<String> {
-        let text = format!(
-            "HloModule m, is_scheduled=true\n\nENTRY %main (p: f32[8]) -> f32[8] {{\n  %p = f32[8] parameter(0)\n  %tok = token[] after-all()\n{entry_body}  ROOT %out = f32[8] copy(%p)\n}}\n"
-        );
-        let m = crate::text::parse(&text).expect("parses");
+    /// The R14 messages of the module `text`.
+    fn r14_of(text: &str) -> Vec<String> {
+        let m = crate::text::parse(text).expect("parses");
         match verify(&m) {
             Ok(()) => Vec::new(),
             Err(errors) => errors
@@ -706,6 +704,13 @@ mod tests {
                 .map(|e| e.message)
                 .collect(),
         }
+    }
+
+    fn r14_messages(entry_body: &str) -> Vec<String> {
+        let text = format!(
+            "HloModule m, is_scheduled=true\n\nENTRY %main (p: f32[8]) -> f32[8] {{\n  %p = f32[8] parameter(0)\n  %tok = token[] after-all()\n{entry_body}  ROOT %out = f32[8] copy(%p)\n}}\n"
+        );
+        r14_of(&text)
     }
 
     fn send(name: &str, pairs: &str) -> String {
@@ -752,15 +757,7 @@ mod tests {
             "\nENTRY %main (p: f32[8]) -> f32[8] {{\n  %p = f32[8] parameter(0)\n  %tok = token[] after-all()\n  %first = (f32[8], u32[], token[]) send(%p, %tok), channel_id=1, {}\n  %first_done = token[] send-done(%first), channel_id=1\n  %tower = token[] call(%tok), to_apply=%c{levels}\n{answer}  ROOT %out = f32[8] copy(%p)\n}}\n",
             pairs("{{0,1}}")
         ));
-        let m = crate::text::parse(&text).expect("parses");
-        match verify(&m) {
-            Ok(()) => Vec::new(),
-            Err(errors) => errors
-                .into_iter()
-                .filter(|e| e.rule == Rule::AsyncDeadlock)
-                .map(|e| e.message)
-                .collect(),
-        }
+        r14_of(&text)
     }
 
     #[test]
