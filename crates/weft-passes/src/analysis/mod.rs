@@ -2,7 +2,7 @@
 //! needs when it runs; nothing here is cached inside the module, so nothing
 //! can go stale when the module changes. Read them in order: the call graph,
 //! then dataflow (values and the positions that hold them), aliasing
-//! (buffers: values that share storage), then live ranges and memory under
+//! (buffers: values that share storage), happens-before, then live ranges and memory under
 //! a schedule; and what a while loop counts (its induction variable and
 //! trip count).
 
@@ -10,6 +10,7 @@ pub mod alias;
 pub mod call_graph;
 pub mod dataflow;
 pub mod live_range;
+pub mod ordering;
 pub mod side_effects;
 pub mod while_loop;
 
