@@ -2,9 +2,9 @@
 //! needs when it runs; nothing here is cached inside the module, so nothing
 //! can go stale when the module changes. Read them in order: the call graph,
 //! then dataflow (values and the positions that hold them), aliasing
-//! (buffers: values that share storage), happens-before, then live ranges and memory under
-//! a schedule; and what a while loop counts (its induction variable and
-//! trip count).
+//! (buffers: values that share storage), happens-before, then live ranges
+//! and memory under a schedule; and what a while loop counts (its induction
+//! variable and trip count).
 
 pub mod alias;
 pub mod call_graph;
