@@ -202,7 +202,7 @@ fuzz_target!(|data: &[u8]| {
     // The pipeline.
     let mut passes = Vec::new();
     for _ in 0..1 + next() % 5 {
-        passes.push(match next() % 4 {
+        passes.push(match next() % 7 {
             0 => {
                 let convert: Vec<&str> = COLLECTIVES.iter().copied().filter(|_| next() % 2 == 0).collect();
                 let generic = next() % 2 == 0;
@@ -216,6 +216,9 @@ fuzz_target!(|data: &[u8]| {
                 format!("convert-async-collectives-to-sync{{is_nop_opcodes={}}}", nops.join(","))
             }
             2 => "dce".to_string(),
+            3 => "call-inliner".to_string(),
+            4 => "flatten-call-graph".to_string(),
+            5 => "while-loop-trip-count-annotator".to_string(),
             _ => "tuple-simplifier".to_string(),
         });
     }
