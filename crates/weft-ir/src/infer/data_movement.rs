@@ -339,9 +339,10 @@ pub fn concatenate_operands(
 }
 
 /// concatenate along `dimension`: the sizes there add up (one unbounded
-/// operand makes the sum unbounded; a sum that overflows is an error); an
-/// unbounded size elsewhere takes a known size from another operand; a
-/// dimension is dynamic if it is in any operand.
+/// operand makes the sum unbounded; a sum that overflows is an error), and the
+/// dimension is dynamic if it is in any operand. The other dimensions are the
+/// first operand's (the operands agree on them up to unbounded sizes and
+/// dynamic flags).
 pub fn concatenate(
     shapes: &ShapeTable,
     operands: &[Shape],
@@ -353,7 +354,6 @@ pub fn concatenate(
         .filter_map(|&s| shapes.as_array(s))
         .collect();
     let first = arrays[0];
-    let mut dims = first.dims.to_vec();
     let mut sum = 0i64;
     for array in &arrays {
         let size = array.dims[concatenated];
@@ -367,18 +367,10 @@ pub fn concatenate(
                 .at_attribute("dimensions")
         })?;
     }
+    let mut dims = first.dims.to_vec();
+    let mut dynamic = flags(first);
     dims[concatenated] = sum;
-    for (d, size) in dims.iter_mut().enumerate() {
-        if *size == UNBOUNDED && d != concatenated {
-            // Take a known size from another operand.
-            if let Some(known) = arrays.iter().map(|a| a.dims[d]).find(|&s| s != UNBOUNDED) {
-                *size = known;
-            }
-        }
-    }
-    let dynamic = (0..first.rank())
-        .map(|d| arrays.iter().any(|a| a.is_dynamic(d)))
-        .collect();
+    dynamic[concatenated] = arrays.iter().any(|a| a.is_dynamic(concatenated));
     Ok(InferredShape::dynamic_array(first.elem, dims, dynamic))
 }
 

@@ -6,10 +6,11 @@
 //! `InferReducePrecisionShape`.
 //!
 //! HLO has no implicit broadcasting: the operands of a binary op have the same
-//! dimensions (an unbounded `?` dimension matches any size and takes the other
-//! side's), and the result has them too, dynamic wherever an operand is. The
-//! result keeps the first operand's layout when it has that operand's
-//! dimensions (XLA's `ChangeElementType`).
+//! dimensions (an unbounded `?` dimension matching any size), and the result is
+//! the first operand's array with the op's element type: its dimensions,
+//! dynamic flags and layout (XLA's `ChangeElementType`). Where the operands
+//! agree only up to an unbounded size or a dynamic flag, the first operand's
+//! is the result's, as it always was for shapes the parser fills in.
 //!
 //! Not here, because they do not decide the shape: the verifier's
 //! mixed-precision rule and its check of a compare's `type=`.
@@ -75,6 +76,15 @@ fn array_like(
         (true, true) => InferredShape::Existing(base),
         (true, false) => InferredShape::Retyped { base, elem },
         (false, _) => InferredShape::dynamic_array(elem, dims, dynamic),
+    }
+}
+
+/// The array `base`, of element type `from`, with element type `to`.
+fn retyped(base: Shape, from: ElementType, to: ElementType) -> InferredShape {
+    if from == to {
+        InferredShape::Existing(base)
+    } else {
+        InferredShape::Retyped { base, elem: to }
     }
 }
 
@@ -202,11 +212,7 @@ pub fn unary(
         )));
     };
     match unary_result(types, input.elem) {
-        Ok(elem) if elem == input.elem => Ok(InferredShape::Existing(operand)),
-        Ok(elem) => Ok(InferredShape::Retyped {
-            base: operand,
-            elem,
-        }),
+        Ok(elem) => Ok(retyped(operand, input.elem, elem)),
         Err(accepted) => Err(InferError::new(format!(
             "Expected element type in shape to be {accepted} for {opcode} operation; got {}.",
             input.elem
@@ -384,17 +390,7 @@ pub fn binary(
             },
             _ => lhs.elem,
         };
-    // An unbounded dimension of one side takes the other side's size.
-    let dims = lhs
-        .dims
-        .iter()
-        .zip(rhs.dims.iter())
-        .map(|(&l, &r)| if l == UNBOUNDED { r } else { l })
-        .collect();
-    let dynamic = (0..lhs.rank())
-        .map(|d| lhs.is_dynamic(d) || rhs.is_dynamic(d))
-        .collect();
-    Ok(array_like(shapes, lhs_shape, elem, dims, dynamic))
+    Ok(retyped(lhs_shape, lhs.elem, elem))
 }
 
 // ----- select and clamp -----
@@ -437,20 +433,8 @@ pub fn select(
         .with_hint("the predicate is a pred scalar or has the values' dimensions")
         .at_operand(0));
     }
-    let dims = on_true
-        .dims
-        .iter()
-        .zip(on_false.dims.iter())
-        .map(|(&t, &f)| if t == UNBOUNDED { f } else { t })
-        .collect();
-    let dynamic = (0..on_true.rank())
-        .map(|d| {
-            on_true.is_dynamic(d)
-                || on_false.is_dynamic(d)
-                || (!scalar_predicate && predicate.is_dynamic(d))
-        })
-        .collect();
-    Ok(array_like(shapes, true_shape, on_true.elem, dims, dynamic))
+    // As for binary ops, the first value operand's shape is the result.
+    Ok(InferredShape::Existing(true_shape))
 }
 
 /// XLA's check of clamp's operand types: one element type (floating-point
@@ -523,16 +507,10 @@ pub fn clamp(
         .with_hint("clamp's min and max are scalars or have the operand's dimensions")
         .at_operand(if fits(min) { 2 } else { 0 }));
     };
-    let result_array = shapes.as_array(result).expect("an operand checked above");
-    let dynamic = (0..result_array.rank())
-        .map(|d| result_array.is_dynamic(d))
-        .collect();
-    Ok(array_like(
-        shapes,
+    Ok(retyped(
         result,
+        shapes.as_array(result).map_or(input.elem, |a| a.elem),
         input.elem,
-        result_array.dims.to_vec(),
-        dynamic,
     ))
 }
 
@@ -545,14 +523,7 @@ pub fn convert(
     target: ElementType,
 ) -> Result<InferredShape, InferError> {
     let input = array_operand(shapes, operand, Opcode::Convert, 0, "operand of convert")?;
-    Ok(if input.elem == target {
-        InferredShape::Existing(operand)
-    } else {
-        InferredShape::Retyped {
-            base: operand,
-            elem: target,
-        }
-    })
+    Ok(retyped(operand, input.elem, target))
 }
 
 /// bitcast-convert to `target`: between widths, a minor dimension of size
