@@ -56,6 +56,12 @@ pub fn collective_permute_start(
     Ok(InferredShape::Tuple(elements))
 }
 
+/// all-reduce-start of an all-reduce whose result is `result`: that result
+/// (XLA builds the start with the all-reduce's shape).
+pub fn all_reduce_start(result: Shape) -> InferredShape {
+    InferredShape::Existing(result)
+}
+
 /// all-reduce-done: the start's shape, which is the all-reduce's result.
 pub fn all_reduce_done(start: Shape) -> InferredShape {
     InferredShape::Existing(start)
