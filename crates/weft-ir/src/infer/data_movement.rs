@@ -14,9 +14,10 @@
 
 use crate::attrs::{PaddingConfig, SliceRange};
 use crate::element_type::ElementType;
+use crate::opcode::Opcode;
 use crate::shape::{ArrayShape, Shape, ShapeTable, UNBOUNDED};
 
-use super::elementwise::sizes_match;
+use super::elementwise::{array_operand, sizes_match};
 use super::{InferError, InferredShape, shape_text};
 
 /// `dimension` as an index into an array of `rank` dimensions, if in range.
@@ -37,31 +38,19 @@ fn flags(array: &ArrayShape) -> Vec<bool> {
     (0..array.rank()).map(|d| array.is_dynamic(d)).collect()
 }
 
-/// The array of operand `index`, or XLA's `ExpectArray` error.
-fn array_operand<'s>(
-    shapes: &'s ShapeTable,
-    shape: Shape,
-    index: usize,
-    role: &str,
-    opcode: &str,
-) -> Result<&'s ArrayShape, InferError> {
-    shapes.as_array(shape).ok_or_else(|| {
-        InferError::new(format!(
-            "Expected array argument for {role}, but got {}.",
-            shape_text(shapes, shape)
-        ))
-        .with_hint(format!("{opcode} takes arrays here"))
-        .at_operand(index)
-    })
-}
-
 /// transpose: result dimension `i` is operand dimension `permutation[i]`.
 pub fn transpose(
     shapes: &ShapeTable,
     operand: Shape,
     permutation: &[i64],
 ) -> Result<InferredShape, InferError> {
-    let input = array_operand(shapes, operand, 0, "operand of transpose", "transpose")?;
+    let input = array_operand(
+        shapes,
+        operand,
+        Opcode::Transpose,
+        0,
+        "operand of transpose",
+    )?;
     let mut seen = vec![false; input.rank()];
     let is_permutation = permutation.len() == input.rank()
         && permutation.iter().all(|&d| {
@@ -97,7 +86,7 @@ pub fn reverse(
     operand: Shape,
     dimensions: &[i64],
 ) -> Result<InferredShape, InferError> {
-    let input = array_operand(shapes, operand, 0, "operand of reverse", "reverse")?;
+    let input = array_operand(shapes, operand, Opcode::Reverse, 0, "operand of reverse")?;
     let mut seen = vec![false; input.rank()];
     for &dimension in dimensions {
         let Some(index) = dimension_index(dimension, input.rank()) else {
@@ -154,7 +143,7 @@ pub fn slice(
     operand: Shape,
     ranges: &[SliceRange],
 ) -> Result<InferredShape, InferError> {
-    let input = array_operand(shapes, operand, 0, "operand of slice", "slice")?;
+    let input = array_operand(shapes, operand, Opcode::Slice, 0, "operand of slice")?;
     if ranges.len() != input.rank() {
         return Err(InferError::new(format!(
             "Slice index count does not match argument rank: {} vs {}.",
@@ -192,9 +181,9 @@ pub fn dynamic_slice(
     let input = array_operand(
         shapes,
         operand,
+        Opcode::DynamicSlice,
         0,
         "operand of dynamic slice",
-        "dynamic-slice",
     )?;
     if sizes.len() != input.rank() {
         return Err(InferError::new(format!(
@@ -232,15 +221,15 @@ pub fn dynamic_update_slice(
     operand: Shape,
     update: Shape,
 ) -> Result<InferredShape, InferError> {
-    let opcode = "dynamic-update-slice";
+    let opcode = Opcode::DynamicUpdateSlice;
     let input = array_operand(
         shapes,
         operand,
+        opcode,
         0,
         "operand of dynamic update slice",
-        opcode,
     )?;
-    let update = array_operand(shapes, update, 1, "update of dynamic update slice", opcode)?;
+    let update = array_operand(shapes, update, opcode, 1, "update of dynamic update slice")?;
     if update.rank() != input.rank() {
         return Err(InferError::new(format!(
             "Dynamic update slice update rank does not match argument rank: {} vs {}.",
@@ -288,9 +277,9 @@ pub fn concatenate_operands(
         arrays.push(array_operand(
             shapes,
             shape,
+            Opcode::Concatenate,
             index,
             "operand of concatenation",
-            "concatenate",
         )?);
     }
     let first = arrays[0];
@@ -479,9 +468,9 @@ pub fn get_dimension_size(
     let input = array_operand(
         shapes,
         operand,
+        Opcode::GetDimensionSize,
         0,
         "operand of get-dimension-size",
-        "get-dimension-size",
     )?;
     size_dimension(input, dimension, "GetDimensionSize")?;
     Ok(InferredShape::array(ElementType::S32, Vec::new()))
@@ -497,9 +486,9 @@ pub fn set_dimension_size(
     let input = array_operand(
         shapes,
         operand,
+        Opcode::SetDimensionSize,
         0,
         "operand of set-dimension-size",
-        "set-dimension-size",
     )?;
     let dimension = size_dimension(input, dimension, "SetDimensionSize")?;
     let value_is_s32_scalar = shapes

@@ -89,19 +89,16 @@ pub(super) fn operand_array<'m>(
     role: &str,
 ) -> Option<&'m ArrayShape> {
     let operand_instr = operand(cx, instr, index)?;
-    if let Some(array) = cx.array_of(operand_instr) {
-        return Some(array);
+    let module = cx.m;
+    let opcode = module.instrs[instr].opcode;
+    let shape = module.instrs[operand_instr].shape;
+    match infer::elementwise::array_operand(&module.shapes, shape, opcode, index, role) {
+        Ok(array) => Some(array),
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
+            None
+        }
     }
-    let shape = human(cx, cx.shape_of(operand_instr));
-    let opcode = cx.data(instr).opcode;
-    cx.report(
-        rule,
-        instr,
-        format!("Expected array argument for {role}, but got {shape}."),
-    )
-    .with_hint(format!("{opcode} takes arrays here"))
-    .at_operand(index);
-    None
 }
 
 /// The declared result of `instr` as an array; reports when it is not one.
