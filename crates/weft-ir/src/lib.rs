@@ -27,6 +27,7 @@ pub mod diagnostic;
 pub mod edit;
 pub mod element_type;
 pub mod entity;
+pub mod infer;
 pub mod interpreter_calls;
 pub mod literal;
 pub mod load;

@@ -593,7 +593,7 @@ impl<'s> Parser<'s> {
         }
         let shape = match shape {
             Some(s) => s,
-            None => self.infer_shape(opcode, &operands, &attrs, &callees, opcode_span)?,
+            None => self.infer_omitted_shape(opcode, &operands, &attrs, &callees, opcode_span)?,
         };
         self.check_operands_and_shape(opcode, &operands, shape, opcode_span, open)?;
         let shape = self.derived_shape(opcode, &operands, shape);

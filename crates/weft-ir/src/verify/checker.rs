@@ -1,7 +1,6 @@
 //! The state every verifier stage shares: the module, the options, and the
 //! errors found so far, with helpers for reading shapes and reporting.
 
-use crate::element_type::ElementType;
 use crate::module::{Comp, Instr, InstrData, Module};
 use crate::shape::{ArrayShape, Shape, ShapeData};
 use crate::verify::VerifyOptions;
@@ -94,11 +93,6 @@ impl<'m> Checker<'m> {
     /// The array data of `instr`'s result, if it is an array.
     pub fn array_of(&self, instr: Instr) -> Option<&'m ArrayShape> {
         self.array(self.shape_of(instr))
-    }
-
-    /// The element type of an array shape.
-    pub fn element_type(&self, shape: Shape) -> Option<ElementType> {
-        self.array(shape).map(|a| a.elem)
     }
 
     /// The elements of a tuple shape.

@@ -1,58 +1,21 @@
-//! Inferred result shapes, built by the shape rules without touching the
-//! module's (immutable) shape table, and compared with the declared shape.
+//! Comparing an instruction's declared shape with the one [`crate::infer`]
+//! gives, and reporting a mismatch or an inference error in the verifier's
+//! terms (rule, focus, hint).
 
-use crate::element_type::ElementType;
+use crate::infer::{InferError, InferFocus, InferredShape};
 use crate::module::Instr;
 use crate::shape::{Shape, ShapeData};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
 
-/// A shape the rules expect an instruction to have.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Expected {
-    /// An array; `dynamic[d]` marks a bounded dynamic dimension (`<=N`).
-    Array {
-        elem: ElementType,
-        dims: Vec<i64>,
-        dynamic: Vec<bool>,
-    },
-    /// A tuple of expected shapes.
-    Tuple(Vec<Expected>),
-    /// Exactly an existing shape (compared with `Checker::same`).
-    Existing(Shape),
-    /// `token[]`.
-    Token,
-}
-
-impl Expected {
-    /// A static array.
-    pub fn array(elem: ElementType, dims: Vec<i64>) -> Expected {
-        let dynamic = vec![false; dims.len()];
-        Expected::Array {
-            elem,
-            dims,
-            dynamic,
-        }
-    }
-
-    /// An array with per-dimension dynamic flags.
-    pub fn dynamic_array(elem: ElementType, dims: Vec<i64>, dynamic: Vec<bool>) -> Expected {
-        Expected::Array {
-            elem,
-            dims,
-            dynamic,
-        }
-    }
-}
-
 impl Checker<'_> {
     /// Whether `shape` matches `expected` (layouts ignored unless
     /// layout-sensitive and `expected` is an existing shape).
-    pub fn matches(&self, shape: Shape, expected: &Expected) -> bool {
+    pub fn matches(&self, shape: Shape, expected: &InferredShape) -> bool {
         match expected {
-            Expected::Existing(e) => self.same(shape, *e),
-            Expected::Token => matches!(self.shape(shape), ShapeData::Token),
-            Expected::Array {
+            InferredShape::Existing(e) => self.same(shape, *e),
+            InferredShape::Token => matches!(self.shape(shape), ShapeData::Token),
+            InferredShape::Array {
                 elem,
                 dims,
                 dynamic,
@@ -62,7 +25,15 @@ impl Checker<'_> {
                     && (0..a.rank())
                         .all(|d| a.is_dynamic(d) == dynamic.get(d).copied().unwrap_or(false))
             }),
-            Expected::Tuple(elements) => self.tuple(shape).is_some_and(|actual| {
+            InferredShape::Retyped { base, elem } => {
+                let (Some(a), Some(b)) = (self.array(shape), self.array(*base)) else {
+                    return false;
+                };
+                a.elem == *elem
+                    && crate::shape_util::same_dims(&a.dims, &b.dims)
+                    && (0..a.rank()).all(|d| a.is_dynamic(d) == b.is_dynamic(d))
+            }
+            InferredShape::Tuple(elements) => self.tuple(shape).is_some_and(|actual| {
                 actual.len() == elements.len()
                     && actual
                         .iter()
@@ -73,19 +44,32 @@ impl Checker<'_> {
     }
 
     /// `expected` as HLO shape text (without layouts).
-    pub fn expected_text(&self, expected: &Expected) -> String {
+    pub fn expected_text(&self, expected: &InferredShape) -> String {
         let mut out = String::new();
         self.write_expected(&mut out, expected);
         out
     }
 
-    fn write_expected(&self, out: &mut String, expected: &Expected) {
+    fn write_expected(&self, out: &mut String, expected: &InferredShape) {
         match expected {
-            Expected::Existing(s) => {
+            InferredShape::Existing(s) => {
                 crate::text::shape::print_shape_without_layout(&self.m.shapes, out, *s)
             }
-            Expected::Token => out.push_str("token[]"),
-            Expected::Array {
+            InferredShape::Token => out.push_str("token[]"),
+            InferredShape::Retyped { .. } => {
+                let (elem, dims, dynamic) = expected
+                    .array_parts(&self.m.shapes)
+                    .expect("a retyped shape is an array");
+                self.write_expected(
+                    out,
+                    &InferredShape::Array {
+                        elem,
+                        dims,
+                        dynamic,
+                    },
+                );
+            }
+            InferredShape::Array {
                 elem,
                 dims,
                 dynamic,
@@ -103,7 +87,7 @@ impl Checker<'_> {
                 }
                 out.push(']');
             }
-            Expected::Tuple(elements) => {
+            InferredShape::Tuple(elements) => {
                 out.push('(');
                 for (i, e) in elements.iter().enumerate() {
                     if i > 0 {
@@ -119,7 +103,7 @@ impl Checker<'_> {
     /// Checks `instr`'s declared shape against the inferred one, reporting a
     /// mismatch under `rule` with the expected shape as the hint. Returns
     /// whether it matched.
-    pub fn expect_shape(&mut self, rule: Rule, instr: Instr, expected: &Expected) -> bool {
+    pub fn expect_shape(&mut self, rule: Rule, instr: Instr, expected: &InferredShape) -> bool {
         let declared = self.shape_of(instr);
         if self.matches(declared, expected) {
             return true;
@@ -138,5 +122,26 @@ impl Checker<'_> {
             "the operands and attributes of this {opcode} give {want}"
         ));
         false
+    }
+
+    /// Reports an inference error about `instr` under `rule`, with its hint
+    /// and focus.
+    pub fn report_inference(&mut self, rule: Rule, instr: Instr, error: InferError) {
+        let reported = self.report(rule, instr, error.message);
+        if let Some(hint) = error.hint {
+            reported.with_hint(hint);
+        }
+        match error.focus {
+            InferFocus::Instruction => {}
+            InferFocus::Opcode => {
+                reported.at_opcode();
+            }
+            InferFocus::Operand(index) => {
+                reported.at_operand(index);
+            }
+            InferFocus::Attribute(name) => {
+                reported.at_attribute(name);
+            }
+        }
     }
 }

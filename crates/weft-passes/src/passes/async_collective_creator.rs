@@ -26,6 +26,9 @@
 //!   parameters `param_0`, `param_1`, …; the start's shape is
 //!   `((operands), result)`.
 //!
+//! The start shapes come from shape inference (`weft_ir::infer::asynchronous`),
+//! the rules the verifier checks starts against, with no context elements.
+//!
 //! As XLA does: the start and the done take the collective's metadata,
 //! backend config and frontend attributes; the collective's control
 //! predecessors move to the start and its control successors to the done;
@@ -48,6 +51,7 @@
 
 use rustc_hash::FxHashSet;
 use weft_ir::attrs::{Attrs, ParameterAttrs};
+use weft_ir::infer::{self, InferError, InferredShape};
 use weft_ir::{Callees, Comp, Editor, Instr, InstrData, Module, Opcode, Shape};
 
 use crate::analysis::side_effects::SideEffects;
@@ -218,7 +222,7 @@ fn convert(
     };
     let (start_data, done_data) = match first_class {
         Some((start_opcode, done_opcode)) => {
-            first_class_pair(editor, &data, start_opcode, done_opcode)
+            first_class_pair(editor, &data, start_opcode, done_opcode)?
         }
         None => generic_pair(editor, &data),
     };
@@ -264,36 +268,29 @@ fn first_class_pair(
     data: &InstrData,
     start_opcode: Opcode,
     done_opcode: Opcode,
-) -> (InstrData, InstrData) {
+) -> Result<(InstrData, InstrData), PassError> {
     let module = editor.module();
     let operand_shapes: Vec<Shape> = data.operands.iter().map(|&o| module.shape_of(o)).collect();
     let start_shape = match start_opcode {
-        Opcode::AllReduceStart => data.shape,
-        Opcode::AllGatherStart => {
-            let operands = match operand_shapes.as_slice() {
-                [single] => *single,
-                several => editor.shapes_mut().tuple(several),
-            };
-            editor.shapes_mut().tuple(&[operands, data.shape])
-        }
+        Opcode::AllReduceStart => infer::asynchronous::all_reduce_start(data.shape),
+        Opcode::AllGatherStart => infer::asynchronous::all_gather_start(
+            &operand_shapes,
+            InferredShape::Existing(data.shape),
+        ),
         _ => {
-            // XLA's InferCollectivePermuteStartShape with no context: the
-            // in-place form (four operands) is (input, output buffer); the
-            // plain form (operand, result), its operands a tuple when there
-            // are several.
-            let in_place = matches!(&data.attrs, Attrs::CollectivePermute(c) if c.slice_sizes.is_some())
-                && operand_shapes.len() == 4;
-            let shapes = &mut editor.shapes_mut();
-            match operand_shapes.as_slice() {
-                [input, output, ..] if in_place => shapes.tuple(&[*input, *output]),
-                [single] => shapes.tuple(&[*single, *single]),
-                several => {
-                    let operands = shapes.tuple(several);
-                    shapes.tuple(&[operands, operands])
-                }
-            }
+            // No context: weft's runtime keeps none between start and done.
+            let in_place =
+                matches!(&data.attrs, Attrs::CollectivePermute(c) if c.slice_sizes.is_some());
+            infer::asynchronous::collective_permute_start(
+                &module.shapes,
+                &operand_shapes,
+                in_place,
+                &[],
+            )
+            .map_err(|error| inference_failed(data, start_opcode, error))?
         }
     };
+    let start_shape = start_shape.intern(editor.shapes_mut());
     let start_name = editor.unique_instr_name(start_opcode.name());
     let done_name = editor.unique_instr_name(done_opcode.name());
     let mut start = carried(data, &start_name, start_opcode, start_shape);
@@ -301,7 +298,17 @@ fn first_class_pair(
     start.callees = data.callees.clone();
     start.attrs = data.attrs.clone();
     let done = carried(data, &done_name, done_opcode, data.shape);
-    (start, done)
+    Ok((start, done))
+}
+
+/// The error for a collective whose start has no shape: the module did not
+/// verify.
+fn inference_failed(data: &InstrData, start_opcode: Opcode, error: InferError) -> PassError {
+    PassError::new(format!(
+        "cannot build the {start_opcode} of %{}: {}",
+        data.name, error.message
+    ))
+    .with_hint("the pass expects a module that verifies")
 }
 
 fn generic_pair(editor: &mut Editor<'_>, data: &InstrData) -> (InstrData, InstrData) {
@@ -342,9 +349,11 @@ fn generic_pair(editor: &mut Editor<'_>, data: &InstrData) -> (InstrData, InstrD
     let root = editor.append(wrapped, clone);
     editor.set_root(wrapped, root);
     editor.schedule_like_body(wrapped);
-    let shapes = &mut editor.shapes_mut();
-    let bound = shapes.tuple(&operand_shapes);
-    let start_shape = shapes.tuple(&[bound, data.shape]);
+    // ((operands), result) with no context, the wrapped computation's result
+    // being the collective's.
+    let start_shape =
+        infer::asynchronous::async_start(&operand_shapes, InferredShape::Existing(data.shape), &[])
+            .intern(editor.shapes_mut());
     let start_name = editor.unique_instr_name(&format!("{}-start", data.opcode.name()));
     let done_name = editor.unique_instr_name(&format!("{}-done", data.opcode.name()));
     let mut start = carried(data, &start_name, Opcode::AsyncStart, start_shape);

@@ -26,15 +26,17 @@
 //!
 //! Layouts are ignored unless the verifier is layout-sensitive, and where XLA
 //! compares only `minor_to_major` (send, recv, infeed) they are ignored always.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::collectives` and [`crate::infer::asynchronous`].
 
 use crate::attrs::{Attrs, CollectiveAttrs, CollectivePermuteAttrs};
-use crate::element_type::ElementType;
+use crate::infer::{self, InferError, InferredShape};
 use crate::module::Instr;
 use crate::opcode::Opcode;
 use crate::shape::{ArrayShape, Shape, ShapeData, UNBOUNDED};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
 use super::control::without_layout;
 
@@ -65,7 +67,7 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
         }
         (_, Opcode::Send) => check_send(cx, instr),
         (_, Opcode::SendDone) => {
-            cx.expect_shape(Rule::SendRecv, instr, &Expected::Token);
+            cx.expect_shape(Rule::SendRecv, instr, &infer::collectives::token());
         }
         (_, Opcode::Recv) => check_recv(cx, instr),
         (_, Opcode::RecvDone) => check_recv_done(cx, instr),
@@ -259,49 +261,37 @@ fn expect_array_operand<'m>(
     index: usize,
     what: &str,
 ) -> Option<&'m ArrayShape> {
-    let operand = *cx.data(instr).operands.get(index)?;
-    let shape = cx.shape_of(operand);
-    if let Some(array) = cx.array(shape) {
-        return Some(array);
+    let operands = operand_shapes(cx, instr);
+    if index >= operands.len() {
+        return None;
     }
-    let message = format!(
-        "Expected array argument for {what}, but got {}.",
-        cx.text(shape)
-    );
-    cx.report(Rule::Collective, instr, message)
-        .with_hint("collectives move arrays; pass tuple elements as separate operands")
-        .at_operand(index);
-    None
-}
-
-/// The operands' shapes as expected elements: one operand is itself, several
-/// are a tuple.
-fn operands_or_tuple(cx: &Checker, instr: Instr) -> Expected {
-    let operands = &cx.data(instr).operands;
-    match operands.as_slice() {
-        [single] => Expected::Existing(cx.shape_of(*single)),
-        many => Expected::Tuple(
-            many.iter()
-                .map(|&o| Expected::Existing(cx.shape_of(o)))
-                .collect(),
-        ),
+    match infer::collectives::array_operand(&cx.m.shapes, &operands, index, what) {
+        Ok(array) => Some(array),
+        Err(error) => {
+            cx.report_inference(Rule::Collective, instr, error);
+            None
+        }
     }
 }
 
-/// `array` with dimension `dimension` resized by `resize`; unbounded sizes stay
-/// unbounded.
-fn resized(array: &ArrayShape, dimension: usize, resize: impl Fn(i64) -> i64) -> Expected {
-    let mut dims = array.dims.to_vec();
-    if let Some(size) = dims.get_mut(dimension)
-        && *size != UNBOUNDED
-    {
-        *size = resize(*size);
+/// The shapes of `instr`'s operands.
+fn operand_shapes(cx: &Checker, instr: Instr) -> Vec<Shape> {
+    cx.data(instr)
+        .operands
+        .iter()
+        .map(|&o| cx.shape_of(o))
+        .collect()
+}
+
+/// Compares the declared shape with the inferred one under
+/// [`Rule::Collective`], or reports why inference failed.
+fn expect_inferred(cx: &mut Checker, instr: Instr, inferred: Result<InferredShape, InferError>) {
+    match inferred {
+        Ok(inferred) => {
+            cx.expect_shape(Rule::Collective, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(Rule::Collective, instr, error),
     }
-    Expected::dynamic_array(
-        array.elem,
-        dims,
-        (0..array.rank()).map(|d| array.is_dynamic(d)).collect(),
-    )
 }
 
 /// The `dimensions={d}` of a gather/scatter collective, checked against every
@@ -313,27 +303,10 @@ fn collective_dimension(
     operands: &[&ArrayShape],
 ) -> Option<usize> {
     let opcode = cx.data(instr).opcode;
-    let Some(dimension) = attrs.dimension else {
-        cx.report(
-            Rule::Collective,
-            instr,
-            format!("{opcode} needs dimensions={{d}}, the dimension it works along"),
-        );
-        return None;
-    };
-    let rank = operands.iter().map(|a| a.rank()).min().unwrap_or(0);
-    match usize::try_from(dimension) {
-        Ok(d) if d < rank => Some(d),
-        _ => {
-            cx.report(
-                Rule::Collective,
-                instr,
-                format!(
-                    "{opcode} dimension {dimension} is out of bounds for operands of rank {rank}"
-                ),
-            )
-            .with_hint(format!("the dimension must be in 0..{rank}"))
-            .at_attribute("dimensions");
+    match infer::collectives::collective_dimension(opcode, attrs.dimension, operands) {
+        Ok(dimension) => Some(dimension),
+        Err(error) => {
+            cx.report_inference(Rule::Collective, instr, error);
             None
         }
     }
@@ -390,38 +363,25 @@ fn check_all_gather(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
     } else {
         Some(declared)
     };
-    let first_result = result.and_then(|r| first_array(cx, r, count));
+    let shapes = &cx.m.shapes;
+    let first_result =
+        result.and_then(|r| infer::collectives::first_result_array(shapes, r, count));
     let group_size = subgroup_size(cx, &groups, mode);
-    let input_size = first.dims[dimension];
-    let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
-        Some(output_size) if input_size > 0 && output_size >= 0 => {
-            (output_size + input_size - 1) / input_size
-        }
-        _ => group_size.max(1),
-    };
+    let output_size = first_result.and_then(|a| a.dims.get(dimension).copied());
+    let shard_count =
+        infer::collectives::all_gather_shard_count(first.dims[dimension], output_size)
+            .unwrap_or(group_size.max(1));
     if !check_shard_count(cx, instr, shard_count, group_size) {
         return;
     }
-    let gathered: Vec<Expected> = operands
-        .iter()
-        .map(|a| resized(a, dimension, |size| size.saturating_mul(shard_count)))
-        .collect();
-    let gathered = one_or_tuple(gathered);
-    let expected = if start {
-        Expected::Tuple(vec![operands_or_tuple(cx, instr), gathered])
+    let operands = operand_shapes(cx, instr);
+    let gathered = infer::collectives::all_gather(shapes, &operands, attrs.dimension, shard_count);
+    let inferred = if start {
+        gathered.map(|result| infer::asynchronous::all_gather_start(&operands, result))
     } else {
         gathered
     };
-    cx.expect_shape(Rule::Collective, instr, &expected);
-}
-
-/// One expected shape, or a tuple of several.
-fn one_or_tuple(mut shapes: Vec<Expected>) -> Expected {
-    if shapes.len() == 1 {
-        shapes.remove(0)
-    } else {
-        Expected::Tuple(shapes)
-    }
+    expect_inferred(cx, instr, inferred);
 }
 
 fn check_all_reduce(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
@@ -436,8 +396,9 @@ fn check_all_reduce(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
         arrays &= expect_array_operand(cx, instr, i, "operand of cross replica sum").is_some();
     }
     if arrays && count > 0 {
-        let expected = operands_or_tuple(cx, instr);
-        cx.expect_shape(Rule::Collective, instr, &expected);
+        let operands = operand_shapes(cx, instr);
+        let inferred = infer::collectives::all_reduce(&cx.m.shapes, &operands);
+        expect_inferred(cx, instr, inferred);
     }
 }
 
@@ -480,11 +441,8 @@ fn check_reduction_computation(cx: &mut Checker, instr: Instr) {
 
 fn check_all_reduce_done(cx: &mut Checker, instr: Instr) {
     if let Some(&operand) = cx.data(instr).operands.first() {
-        cx.expect_shape(
-            Rule::Collective,
-            instr,
-            &Expected::Existing(cx.shape_of(operand)),
-        );
+        let expected = infer::asynchronous::all_reduce_done(cx.shape_of(operand));
+        cx.expect_shape(Rule::Collective, instr, &expected);
     }
 }
 
@@ -493,20 +451,10 @@ fn check_done_takes_element_one(cx: &mut Checker, instr: Instr) {
     let Some(&operand) = cx.data(instr).operands.first() else {
         return;
     };
-    let shape = cx.shape_of(operand);
-    match cx.tuple(shape).and_then(|e| e.get(1).copied()) {
-        Some(result) => {
-            cx.expect_shape(Rule::Collective, instr, &Expected::Existing(result));
-        }
-        None => {
-            let message = format!(
-                "the operand of {} must be its start's tuple, with the result at index 1; it has shape {}",
-                cx.data(instr).opcode,
-                cx.text(shape)
-            );
-            cx.report(Rule::Collective, instr, message).at_operand(0);
-        }
-    }
+    let opcode = cx.data(instr).opcode;
+    let inferred =
+        infer::asynchronous::done_of_element_one(&cx.m.shapes, opcode, cx.shape_of(operand));
+    expect_inferred(cx, instr, inferred);
 }
 
 fn check_reduce_scatter(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
@@ -532,35 +480,20 @@ fn check_reduce_scatter(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs)
         return;
     };
     let declared = cx.shape_of(instr);
-    let first_result = first_array(cx, declared, count);
+    let shapes = &cx.m.shapes;
+    let first_result = infer::collectives::first_result_array(shapes, declared, count);
     let group_size = subgroup_size(cx, &groups, mode);
-    let input_size = first.dims[dimension];
-    let shard_count = match first_result.and_then(|a| a.dims.get(dimension).copied()) {
-        Some(output_size) if output_size > 0 && input_size >= 0 => {
-            (input_size + output_size - 1) / output_size
-        }
-        _ => group_size.max(1),
-    };
+    let output_size = first_result.and_then(|a| a.dims.get(dimension).copied());
+    let shard_count =
+        infer::collectives::reduce_scatter_shard_count(first.dims[dimension], output_size)
+            .unwrap_or(group_size.max(1));
     if !check_shard_count(cx, instr, shard_count, group_size) {
         return;
     }
-    let mut scattered = Vec::with_capacity(count);
-    for (i, array) in operands.iter().enumerate() {
-        let size = array.dims[dimension];
-        if size != UNBOUNDED && size % shard_count != 0 {
-            cx.report(
-                Rule::Collective,
-                instr,
-                format!(
-                    "ReduceScatter operand scatter dimension size {size} must be dividable by shard_count {shard_count}."
-                ),
-            )
-            .at_operand(i);
-            return;
-        }
-        scattered.push(resized(array, dimension, |s| s / shard_count));
-    }
-    cx.expect_shape(Rule::Collective, instr, &one_or_tuple(scattered));
+    let operands = operand_shapes(cx, instr);
+    let inferred =
+        infer::collectives::reduce_scatter(shapes, &operands, attrs.dimension, shard_count);
+    expect_inferred(cx, instr, inferred);
 }
 
 fn check_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
@@ -611,7 +544,8 @@ fn check_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
             return;
         }
         // Split and concatenated along the same dimension: the size is kept.
-        let expected = Expected::Existing(cx.shape_of(cx.data(instr).operands[0]));
+        let operands = operand_shapes(cx, instr);
+        let expected = infer::collectives::all_to_all(&operands, attrs.dimension);
         cx.expect_shape(Rule::Collective, instr, &expected);
         return;
     }
@@ -641,12 +575,8 @@ fn check_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAttrs) {
             return;
         }
     }
-    let expected = Expected::Tuple(
-        operands
-            .iter()
-            .map(|&o| Expected::Existing(cx.shape_of(o)))
-            .collect(),
-    );
+    let operands = operand_shapes(cx, instr);
+    let expected = infer::collectives::all_to_all(&operands, attrs.dimension);
     cx.expect_shape(Rule::Collective, instr, &expected);
 }
 
@@ -684,13 +614,9 @@ fn check_ragged_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAtt
             return;
         }
     }
-    if expect_array_operand(cx, instr, 1, "operand 1 of ragged-all-to-all").is_some() {
-        cx.expect_shape(
-            Rule::Collective,
-            instr,
-            &Expected::Existing(cx.shape_of(operands[1])),
-        );
-    }
+    let operands = operand_shapes(cx, instr);
+    let inferred = infer::collectives::ragged_all_to_all(&cx.m.shapes, &operands);
+    expect_inferred(cx, instr, inferred);
 }
 
 /// collective-broadcast and collective-reduce: each operand comes back with
@@ -698,67 +624,40 @@ fn check_ragged_all_to_all(cx: &mut Checker, instr: Instr, attrs: &CollectiveAtt
 /// last operand is not data but the roots (one group position per result).
 fn check_operands_forwarded(cx: &mut Checker, instr: Instr, dynamic_root: bool) {
     let what = format!("operand of {}", cx.data(instr).opcode.name());
-    let operands = cx.data(instr).operands.clone();
+    let count = cx.data(instr).operands.len();
     let mut arrays = true;
-    for i in 0..operands.len() {
+    for i in 0..count {
         arrays &= expect_array_operand(cx, instr, i, &what).is_some();
     }
-    if !arrays || operands.is_empty() {
+    if !arrays || count == 0 {
         return;
     }
-    // With a dynamic root the last operand holds the roots. XLA checks only
-    // that it is an array (its own tests pass an f32[1]); the runtime reads
-    // one group position per result from it.
-    let data = if dynamic_root {
-        let (_, data) = operands.split_last().expect("not empty");
-        if data.is_empty() {
-            cx.report(
-                Rule::Collective,
-                instr,
-                "With has_dynamic_root, the roots follow at least one data operand.".to_string(),
-            )
-            .with_hint("the roots follow the data operands: one group position per result");
-            return;
-        }
-        data.to_vec()
-    } else {
-        operands.to_vec()
-    };
-    let expected = match data.as_slice() {
-        [single] => Expected::Existing(cx.shape_of(*single)),
-        many => Expected::Tuple(
-            many.iter()
-                .map(|&o| Expected::Existing(cx.shape_of(o)))
-                .collect(),
-        ),
-    };
-    cx.expect_shape(Rule::Collective, instr, &expected);
+    let opcode = cx.data(instr).opcode;
+    let operands = operand_shapes(cx, instr);
+    let inferred =
+        infer::collectives::operands_forwarded(&cx.m.shapes, opcode, &operands, dynamic_root);
+    expect_inferred(cx, instr, inferred);
 }
 
 fn check_collective_permute(cx: &mut Checker, instr: Instr, attrs: &CollectivePermuteAttrs) {
     let operands = cx.data(instr).operands.clone();
+    let shapes = operand_shapes(cx, instr);
     // The in-place form writes slices of operand 1, at the offsets operands 2 and
     // 3 give, and carries slice_sizes.
     let in_place = attrs.slice_sizes.is_some();
+    let opcode = cx.data(instr).opcode;
     if in_place && operands.len() != 4 {
-        cx.report(
-            Rule::Collective,
-            instr,
-            format!("Unexpected number of operands: {}.", operands.len()),
-        )
-        .with_hint(
-            "an in-place collective-permute takes input, output, input offsets and output offsets",
-        );
+        // Inference words the operand count; nothing else is checked then.
+        if let Err(error) =
+            infer::collectives::collective_permute_parts(&cx.m.shapes, opcode, &shapes, true)
+        {
+            cx.report_inference(Rule::Collective, instr, error);
+        }
         return;
     }
     check_source_target_pairs(cx, instr, attrs, &operands);
-    let start = cx.data(instr).opcode == Opcode::CollectivePermuteStart;
-    let (input, output) = if in_place {
-        (
-            Expected::Existing(cx.shape_of(operands[0])),
-            Expected::Existing(cx.shape_of(operands[1])),
-        )
-    } else {
+    let start = opcode == Opcode::CollectivePermuteStart;
+    if !in_place {
         let what = if start {
             "operand of collective-permute-start"
         } else {
@@ -771,21 +670,18 @@ fn check_collective_permute(cx: &mut Checker, instr: Instr, attrs: &CollectivePe
         if !arrays || operands.is_empty() {
             return;
         }
-        (operands_or_tuple(cx, instr), operands_or_tuple(cx, instr))
-    };
-    let expected = if start {
+    }
+    let inferred = if start {
         // The start is (input, output, context…); the context is free-form.
         let declared = cx.shape_of(instr);
         let context = cx
             .tuple(declared)
             .map_or(&[][..], |e| e.get(2..).unwrap_or(&[]));
-        let mut elements = vec![input, output];
-        elements.extend(context.iter().map(|&c| Expected::Existing(c)));
-        Expected::Tuple(elements)
+        infer::asynchronous::collective_permute_start(&cx.m.shapes, &shapes, in_place, context)
     } else {
-        output
+        infer::collectives::collective_permute(&cx.m.shapes, &shapes, in_place)
     };
-    cx.expect_shape(Rule::Collective, instr, &expected);
+    expect_inferred(cx, instr, inferred);
 }
 
 /// XLA's `CheckDuplicatedSourceOrTarget`: ids in range and each named at most
@@ -880,34 +776,24 @@ fn expect_token_operand(cx: &mut Checker, instr: Instr, index: usize) {
     }
 }
 
-fn u32_scalar() -> Expected {
-    Expected::array(ElementType::U32, Vec::new())
-}
-
 fn check_send(cx: &mut Checker, instr: Instr) {
     let Some(&data) = cx.data(instr).operands.first() else {
         return;
     };
     expect_token_operand(cx, instr, 1);
-    let expected = Expected::Tuple(vec![
-        without_layout(cx, cx.shape_of(data)),
-        u32_scalar(),
-        Expected::Token,
-    ]);
+    let expected = without_layout(cx, &infer::collectives::send(cx.shape_of(data)));
     cx.expect_shape(Rule::SendRecv, instr, &expected);
 }
 
 /// The data element of a recv-like tuple shape, reporting when `shape` has none.
 fn data_element(cx: &mut Checker, instr: Instr, shape: Shape, what: &str) -> Option<Shape> {
-    let element = cx.tuple(shape).and_then(|e| e.first().copied());
-    if element.is_none() {
-        let message = format!(
-            "{what} must be a tuple whose element 0 is the data, found {}",
-            cx.text(shape)
-        );
-        cx.report(Rule::SendRecv, instr, message);
+    match infer::collectives::data_element(&cx.m.shapes, shape, what) {
+        Ok(data) => Some(data),
+        Err(error) => {
+            cx.report_inference(Rule::SendRecv, instr, error);
+            None
+        }
     }
-    element
 }
 
 fn check_recv(cx: &mut Checker, instr: Instr) {
@@ -916,11 +802,7 @@ fn check_recv(cx: &mut Checker, instr: Instr) {
     let Some(data) = data_element(cx, instr, declared, "the shape of recv") else {
         return;
     };
-    let expected = Expected::Tuple(vec![
-        without_layout(cx, data),
-        u32_scalar(),
-        Expected::Token,
-    ]);
+    let expected = without_layout(cx, &infer::collectives::recv(data));
     cx.expect_shape(Rule::SendRecv, instr, &expected);
 }
 
@@ -932,7 +814,7 @@ fn check_recv_done(cx: &mut Checker, instr: Instr) {
     let Some(data) = data_element(cx, instr, shape, "the operand of recv-done") else {
         return;
     };
-    let expected = Expected::Tuple(vec![Expected::Existing(data), Expected::Token]);
+    let expected = infer::collectives::data_and_token(data);
     cx.expect_shape(Rule::SendRecv, instr, &expected);
 }
 
@@ -942,7 +824,7 @@ fn check_infeed(cx: &mut Checker, instr: Instr) {
     let Some(data) = data_element(cx, instr, declared, "the shape of infeed") else {
         return;
     };
-    let expected = Expected::Tuple(vec![without_layout(cx, data), Expected::Token]);
+    let expected = without_layout(cx, &infer::collectives::data_and_token(data));
     cx.expect_shape(Rule::SendRecv, instr, &expected);
 }
 
@@ -963,17 +845,5 @@ fn check_outfeed(cx: &mut Checker, instr: Instr) {
                 .at_attribute("outfeed_shape");
         }
     }
-    cx.expect_shape(Rule::SendRecv, instr, &Expected::Token);
-}
-
-/// The first result array of a collective over `count` operands: the shape
-/// itself for one operand, else the first element of the result tuple.
-fn first_array<'m>(cx: &Checker<'m>, shape: Shape, count: usize) -> Option<&'m ArrayShape> {
-    if count == 1 {
-        cx.array(shape)
-    } else {
-        cx.tuple(shape)
-            .and_then(|elements| elements.first().copied())
-            .and_then(|element| cx.array(element))
-    }
+    cx.expect_shape(Rule::SendRecv, instr, &infer::collectives::token());
 }

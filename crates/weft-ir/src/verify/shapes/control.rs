@@ -22,16 +22,18 @@
 //! attribute naming the callee; result-shape problems under the opcode family's
 //! rule. Callee counts and operand counts are the handles stage's concern: a rule
 //! that finds an unexpected count returns without guessing.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::control`].
 
 use crate::attrs::{Attrs, OutputOperandAlias};
 use crate::element_type::ElementType;
-use crate::literal::Literal;
+use crate::infer::{self, InferredShape, Signature};
 use crate::module::{Comp, Instr};
 use crate::opcode::Opcode;
 use crate::shape::{Shape, ShapeData};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
 pub(super) fn check(cx: &mut Checker, instr: Instr) {
     match cx.data(instr).opcode {
@@ -50,25 +52,36 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
     }
 }
 
-/// `shape` as an [`Expected`] that ignores layouts at every level, for the
-/// opcodes XLA compares with `only_compare_minor_to_major_in_layout` (memory
-/// spaces and tiles may differ between the declared and the inferred shape).
-pub(super) fn without_layout(cx: &Checker, shape: Shape) -> Expected {
-    match cx.shape(shape) {
-        ShapeData::Array(array) => Expected::dynamic_array(
-            array.elem,
-            array.dims.to_vec(),
-            (0..array.rank()).map(|d| array.is_dynamic(d)).collect(),
-        ),
-        ShapeData::Tuple(elements) => {
-            Expected::Tuple(elements.iter().map(|&e| without_layout(cx, e)).collect())
+/// `inferred` with every layout dropped, for the opcodes XLA compares with
+/// `only_compare_minor_to_major_in_layout` (memory spaces and tiles may
+/// differ between the declared and the inferred shape): existing arrays
+/// become arrays of their element type, dimensions and dynamic flags.
+pub(super) fn without_layout(cx: &Checker, inferred: &InferredShape) -> InferredShape {
+    match inferred {
+        InferredShape::Existing(shape) => match cx.shape(*shape) {
+            ShapeData::Array(array) => InferredShape::like(array, array.elem),
+            ShapeData::Tuple(elements) => InferredShape::Tuple(
+                elements
+                    .iter()
+                    .map(|&e| without_layout(cx, &InferredShape::Existing(e)))
+                    .collect(),
+            ),
+            ShapeData::Token => InferredShape::Token,
+            ShapeData::Opaque | ShapeData::Buffer(_) => inferred.clone(),
+        },
+        InferredShape::Retyped { .. } => {
+            let (elem, dims, dynamic) = inferred
+                .array_parts(&cx.m.shapes)
+                .expect("a retyped shape is an array");
+            InferredShape::dynamic_array(elem, dims, dynamic)
         }
-        ShapeData::Token => Expected::Token,
-        ShapeData::Opaque | ShapeData::Buffer(_) => Expected::Existing(shape),
+        InferredShape::Tuple(elements) => {
+            InferredShape::Tuple(elements.iter().map(|e| without_layout(cx, e)).collect())
+        }
+        InferredShape::Array { .. } | InferredShape::Token => inferred.clone(),
     }
 }
 
-/// Whether `shape` is `pred[]`.
 fn is_scalar_pred(cx: &Checker, shape: Shape) -> bool {
     cx.array(shape)
         .is_some_and(|a| a.elem == ElementType::Pred && a.rank() == 0)
@@ -175,7 +188,7 @@ fn check_while(cx: &mut Checker, instr: Instr) {
             .with_hint("the body's root is the next iteration's parameter")
             .at_attribute("body");
     }
-    cx.expect_shape(Rule::ControlFlow, instr, &Expected::Existing(state));
+    cx.expect_shape(Rule::ControlFlow, instr, &infer::control::while_loop(state));
 }
 
 fn check_conditional(cx: &mut Checker, instr: Instr) {
@@ -271,8 +284,9 @@ fn check_call(cx: &mut Checker, instr: Instr) {
             check_operand_and_parameter(cx, instr, i, callee, i, "to_apply");
         }
     }
-    if let Some(root) = cx.root_shape(callee) {
-        cx.expect_shape(Rule::ControlFlow, instr, &Expected::Existing(root));
+    let callee = Signature::of(cx.m, callee);
+    if let Ok(expected) = infer::control::callee_result(Some(&callee)) {
+        cx.expect_shape(Rule::ControlFlow, instr, &expected);
     }
 }
 
@@ -400,13 +414,13 @@ fn unwrap_buffer(cx: &Checker, shape: Shape) -> Shape {
 }
 
 fn check_tuple(cx: &mut Checker, instr: Instr) {
-    let elements = cx
+    let operands: Vec<Shape> = cx
         .data(instr)
         .operands
         .iter()
-        .map(|&o| Expected::Existing(cx.shape_of(o)))
+        .map(|&o| cx.shape_of(o))
         .collect();
-    cx.expect_shape(Rule::Tuple, instr, &Expected::Tuple(elements));
+    cx.expect_shape(Rule::Tuple, instr, &infer::control::tuple(&operands));
 }
 
 fn check_get_tuple_element(cx: &mut Checker, instr: Instr) {
@@ -415,43 +429,19 @@ fn check_get_tuple_element(cx: &mut Checker, instr: Instr) {
     else {
         return;
     };
-    let index = *index;
-    let operand_shape = cx.shape_of(operand);
-    let Some(elements) = cx.tuple(operand_shape) else {
-        let message = format!(
-            "Cannot infer shape: attempting to index into non-tuple: {}",
-            cx.text(operand_shape)
-        );
-        cx.report(Rule::Tuple, instr, message)
-            .with_hint("get-tuple-element reads an element of a tuple-shaped operand")
-            .at_operand(0);
-        return;
-    };
-    let Some(&element) = usize::try_from(index).ok().and_then(|i| elements.get(i)) else {
-        let message = format!(
-            "Cannot infer shape: attempt to index out of tuple bounds: {index} >= {} in shape {}",
-            elements.len(),
-            cx.text(operand_shape)
-        );
-        cx.report(Rule::Tuple, instr, message)
-            .with_hint(format!(
-                "the index must be in 0..{} for this operand",
-                elements.len()
-            ))
-            .at_attribute("index");
-        return;
-    };
-    cx.expect_shape(Rule::Tuple, instr, &Expected::Existing(element));
+    match infer::control::get_tuple_element(&cx.m.shapes, cx.shape_of(operand), *index) {
+        Ok(expected) => {
+            cx.expect_shape(Rule::Tuple, instr, &expected);
+        }
+        Err(error) => cx.report_inference(Rule::Tuple, instr, error),
+    }
 }
 
 /// opt-barrier and domain: the result is the operand.
 fn check_forwarding(cx: &mut Checker, instr: Instr) {
     if let Some(&operand) = cx.data(instr).operands.first() {
-        cx.expect_shape(
-            Rule::Other,
-            instr,
-            &Expected::Existing(cx.shape_of(operand)),
-        );
+        let expected = infer::control::forwarded(cx.shape_of(operand));
+        cx.expect_shape(Rule::Other, instr, &expected);
     }
 }
 
@@ -470,13 +460,14 @@ fn check_add_dependency(cx: &mut Checker, instr: Instr) {
             .with_hint("add-dependency's second operand is the token it waits for")
             .at_operand(1);
     }
-    cx.expect_shape(Rule::Other, instr, &Expected::Existing(cx.shape_of(value)));
+    let expected = infer::control::forwarded(cx.shape_of(value));
+    cx.expect_shape(Rule::Other, instr, &expected);
 }
 
 /// after-all returns a token. XLA's verifier leaves its operands alone (the
 /// parser tests join values of any shape), so they are not checked here.
 fn check_after_all(cx: &mut Checker, instr: Instr) {
-    cx.expect_shape(Rule::Other, instr, &Expected::Token);
+    cx.expect_shape(Rule::Other, instr, &infer::control::after_all());
 }
 
 fn check_parameter(cx: &mut Checker, instr: Instr) {
@@ -505,45 +496,7 @@ fn check_constant(cx: &mut Checker, instr: Instr) {
         return;
     };
     let declared = cx.shape_of(instr);
-    if let Some(expected) = literal_shape(cx, literal, declared) {
+    if let Some(expected) = infer::control::constant(&cx.m.shapes, literal, declared) {
         cx.expect_shape(Rule::Other, instr, &expected);
-    }
-}
-
-/// The shape of `literal`, with dynamic flags taken from `declared` where the
-/// ranks agree (literals do not record them); `None` for an elided literal,
-/// which takes whatever shape is declared.
-fn literal_shape(cx: &Checker, literal: &Literal, declared: Shape) -> Option<Expected> {
-    match literal {
-        Literal::Elided => None,
-        Literal::Array(array) => {
-            let dynamic = match cx.array(declared) {
-                Some(d) if d.rank() == array.dims.len() => {
-                    (0..d.rank()).map(|i| d.is_dynamic(i)).collect()
-                }
-                _ => vec![false; array.dims.len()],
-            };
-            Some(Expected::dynamic_array(
-                array.elem,
-                array.dims.clone(),
-                dynamic,
-            ))
-        }
-        Literal::Tuple(elements) => {
-            let declared_elements = cx.tuple(declared).unwrap_or(&[]);
-            let mut shapes = Vec::with_capacity(elements.len());
-            for (i, element) in elements.iter().enumerate() {
-                let declared_element = declared_elements.get(i).copied();
-                let expected = match declared_element {
-                    Some(d) => literal_shape(cx, element, d),
-                    None => literal_shape(cx, element, cx.m.shapes.empty_tuple()),
-                };
-                // An elided element inside a tuple literal matches its slot.
-                shapes.push(expected.unwrap_or_else(|| {
-                    declared_element.map_or(Expected::Tuple(Vec::new()), Expected::Existing)
-                }));
-            }
-            Some(Expected::Tuple(shapes))
-        }
     }
 }

@@ -34,18 +34,21 @@
 //! unbounded dimensions matching any size. Attribute values come from text and
 //! may be anything: every index is range-checked before use, and sizes are
 //! computed with checked arithmetic.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::data_movement`].
 
-use crate::attrs::{Attrs, SliceRange};
+use crate::attrs::Attrs;
 use crate::element_type::ElementType;
+use crate::infer::{self, InferError, InferredShape};
 use crate::module::Instr;
 use crate::opcode::Opcode;
-use crate::shape::{ArrayShape, UNBOUNDED};
+use crate::shape::{ArrayShape, Shape};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
 use super::elementwise::{
-    check_mixed_precision, dynamic_flags, expect_array, human, is_scalar, operand, operand_array,
+    check_mixed_precision, expect_inferred_array, human, is_scalar, operand, operand_array,
     result_array, sizes_match,
 };
 
@@ -73,19 +76,7 @@ fn dimensions_attribute<'m>(cx: &Checker<'m>, instr: Instr) -> &'m [i64] {
     cx.data(instr).attrs.dimensions().unwrap_or(&[])
 }
 
-/// `dimension` as an index into an array of `rank` dimensions, if in range.
-fn dimension_index(dimension: i64, rank: usize) -> Option<usize> {
-    usize::try_from(dimension).ok().filter(|&d| d < rank)
-}
-
-/// A list of numbers as `1,0,2`, for messages.
-fn join(values: &[i64]) -> String {
-    values
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
+use crate::infer::data_movement::dimension_index;
 
 /// The element count XLA's `ElementsIn` gives (bounds for bounded dynamic
 /// dimensions); `None` with an unbounded dimension or on overflow.
@@ -268,160 +259,58 @@ fn check_dynamic_reshape(cx: &mut Checker, instr: Instr) {
 
 fn check_transpose(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Transpose;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of transpose") else {
+    if operand_array(cx, rule, instr, 0, "operand of transpose").is_none() {
+        return;
+    }
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
     let permutation = dimensions_attribute(cx, instr);
-    let mut seen = vec![false; input.rank()];
-    let is_permutation = permutation.len() == input.rank()
-        && permutation.iter().all(|&d| {
-            dimension_index(d, input.rank()).is_some_and(|i| !std::mem::replace(&mut seen[i], true))
-        });
-    if !is_permutation {
-        let Some(input_instr) = operand(cx, instr, 0) else {
-            return;
-        };
-        let input_shape = human(cx, cx.shape_of(input_instr));
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Transpose dimensions [{}] are not a permutation of the operand dimensions (operand shape is {input_shape}).",
-                join(permutation)
-            ),
-        )
-        .with_hint(format!(
-            "list each of 0 to {} once: result dimension i is operand dimension dimensions[i]",
-            input.rank() as i64 - 1
-        ))
-        .at_attribute("dimensions");
-        return;
-    }
-    // Result dimension i is operand dimension permutation[i]; every entry was
-    // range-checked above.
-    let source: Vec<usize> = permutation
-        .iter()
-        .filter_map(|&d| dimension_index(d, input.rank()))
-        .collect();
-    let dims = source.iter().map(|&d| input.dims[d]).collect();
-    let dynamic = source.iter().map(|&d| input.is_dynamic(d)).collect();
-    expect_array(cx, rule, instr, input.elem, dims, dynamic);
+    let inferred = infer::data_movement::transpose(&cx.m.shapes, cx.shape_of(input), permutation);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 fn check_reverse(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Transpose;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of reverse") else {
+    if operand_array(cx, rule, instr, 0, "operand of reverse").is_none() {
+        return;
+    }
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
     let dimensions = dimensions_attribute(cx, instr);
-    let mut seen = vec![false; input.rank()];
-    for &dimension in dimensions {
-        let Some(index) = dimension_index(dimension, input.rank()) else {
-            let input_shape = match operand(cx, instr, 0) {
-                Some(input_instr) => human(cx, cx.shape_of(input_instr)),
-                None => return,
-            };
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "One of the reverse dimensions ({dimension}) is out-of-bounds in shape {input_shape}."
-                ),
-            )
-            .with_hint(format!(
-                "the operand's dimensions are numbered 0 to {}",
-                input.rank() as i64 - 1
-            ))
-            .at_attribute("dimensions");
-            return;
-        };
-        if std::mem::replace(&mut seen[index], true) {
-            cx.report(
-                rule,
-                instr,
-                format!("a dimension number is duplicated in reverse: {dimension}"),
-            )
-            .with_hint("list each reversed dimension once")
-            .at_attribute("dimensions");
-            return;
+    let inferred = infer::data_movement::reverse(&cx.m.shapes, cx.shape_of(input), dimensions);
+    expect_inferred(cx, rule, instr, inferred);
+}
+
+/// Compares the declared shape with an inferred array (see
+/// [`expect_inferred_array`]), or reports why inference failed.
+fn expect_inferred(
+    cx: &mut Checker,
+    rule: Rule,
+    instr: Instr,
+    inferred: Result<InferredShape, InferError>,
+) {
+    match inferred {
+        Ok(inferred) => {
+            expect_inferred_array(cx, rule, instr, &inferred);
         }
+        Err(error) => cx.report_inference(rule, instr, error),
     }
-    expect_array(
-        cx,
-        rule,
-        instr,
-        input.elem,
-        input.dims.to_vec(),
-        dynamic_flags(input),
-    );
 }
 
 // ----- slices -----
 
-/// The size of `range` within a dimension of `size`, or why it is invalid.
-fn slice_size(range: &SliceRange, size: i64) -> Result<i64, String> {
-    let SliceRange {
-        start,
-        limit,
-        stride,
-    } = *range;
-    if start < 0 {
-        return Err(format!("Negative start index to slice: {start}."));
-    }
-    if size != UNBOUNDED && limit > size {
-        return Err(format!(
-            "limit index ({limit}) must be less than or equal to dimension size ({size})"
-        ));
-    }
-    if start > limit {
-        return Err(format!(
-            "limit index ({limit}) must be greater or equal to start index ({start}) in slice with positive stride"
-        ));
-    }
-    if stride <= 0 {
-        return Err(format!("Stride ({stride}) must be positive."));
-    }
-    Ok(crate::size::slice_count(start, limit, stride).expect("a positive stride"))
-}
-
 fn check_slice(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Slice;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of slice") else {
-        return;
-    };
-    let Attrs::Slice(ranges) = &cx.data(instr).attrs else {
-        return;
-    };
-    if ranges.len() != input.rank() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Slice index count does not match argument rank: {} vs {}.",
-                ranges.len(),
-                input.rank()
-            ),
-        )
-        .with_hint("slice takes one [start:limit:stride] per operand dimension")
-        .at_attribute("slice");
+    if operand_array(cx, rule, instr, 0, "operand of slice").is_none() {
         return;
     }
-    let mut dims = Vec::with_capacity(ranges.len());
-    for (dimension, range) in ranges.iter().enumerate() {
-        match slice_size(range, input.dims[dimension]) {
-            Ok(size) => dims.push(size),
-            Err(message) => {
-                cx.report(rule, instr, message)
-                    .with_hint(format!(
-                        "in dimension {dimension}: 0 <= start <= limit <= size ({}) and stride > 0",
-                        input.dims[dimension]
-                    ))
-                    .at_attribute("slice");
-                return;
-            }
-        }
-    }
-    expect_array(cx, rule, instr, input.elem, dims, dynamic_flags(input));
+    let (Some(input), Attrs::Slice(ranges)) = (operand(cx, instr, 0), &cx.data(instr).attrs) else {
+        return;
+    };
+    let inferred = infer::data_movement::slice(&cx.m.shapes, cx.shape_of(input), ranges);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 /// Whether `elem` may index a dynamic slice.
@@ -533,283 +422,88 @@ fn check_dynamic_slice(cx: &mut Checker, instr: Instr) {
     let Attrs::DynamicSlice { sizes } = &cx.data(instr).attrs else {
         return;
     };
-    if sizes.len() != input.rank() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Dynamic slice index count does not match argument rank: {} vs {}.",
-                sizes.len(),
-                input.rank()
-            ),
-        )
-        .with_hint("dynamic_slice_sizes has one size per operand dimension")
-        .at_attribute("dynamic_slice_sizes");
+    let Some(input) = operand(cx, instr, 0) else {
         return;
-    }
-    for (dimension, (&size, &input_size)) in sizes.iter().zip(input.dims.iter()).enumerate() {
-        let message = if size < 0 {
-            format!("Negative size index to dynamic slice: {size}.")
-        } else if input_size != UNBOUNDED && size > input_size {
-            format!("Slice dim size {size} greater than dynamic slice dimension: {input_size}.")
-        } else {
-            continue;
-        };
-        cx.report(rule, instr, message)
-            .with_hint(format!(
-                "the slice size of dimension {dimension} must lie in 0..={input_size}"
-            ))
-            .at_attribute("dynamic_slice_sizes");
-        return;
-    }
-    // A slice of a bounded dynamic dimension stays dynamic.
-    expect_array(
-        cx,
-        rule,
-        instr,
-        input.elem,
-        sizes.to_vec(),
-        dynamic_flags(input),
-    );
+    };
+    let inferred = infer::data_movement::dynamic_slice(&cx.m.shapes, cx.shape_of(input), sizes);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 fn check_dynamic_update_slice(cx: &mut Checker, instr: Instr) {
     let rule = Rule::DynamicSlice;
     let input = operand_array(cx, rule, instr, 0, "operand of dynamic update slice");
     let update = operand_array(cx, rule, instr, 1, "update of dynamic update slice");
-    let (Some(input), Some(update)) = (input, update) else {
+    let (Some(input), Some(_)) = (input, update) else {
         return;
     };
     if !check_start_indices(cx, instr, 2, input, "Dynamic update slice") {
         return;
     }
-    if update.rank() != input.rank() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Dynamic update slice update rank does not match argument rank: {} vs {}.",
-                update.rank(),
-                input.rank()
-            ),
-        )
-        .at_operand(1);
+    let (Some(input_instr), Some(update_instr)) = (operand(cx, instr, 0), operand(cx, instr, 1))
+    else {
         return;
-    }
-    if update.elem != input.elem && !(update.elem.is_float() && input.elem.is_float()) {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Dynamic update slice update element type does not match argument. operand.element_type: {} vs update.element_type: {}.",
-                input.elem, update.elem
-            ),
-        )
-        .at_operand(1);
-        return;
-    }
-    for (dimension, (&update_size, &input_size)) in
-        update.dims.iter().zip(input.dims.iter()).enumerate()
-    {
-        if update_size != UNBOUNDED && input_size != UNBOUNDED && update_size > input_size {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "Update dim size {update_size} greater than dynamic update slice dimension: {input_size}."
-                ),
-            )
-            .with_hint(format!(
-                "the update must fit in the operand: dimension {dimension} is {input_size} there"
-            ))
-            .at_operand(1);
+    };
+    let inferred = match infer::data_movement::dynamic_update_slice(
+        &cx.m.shapes,
+        cx.shape_of(input_instr),
+        cx.shape_of(update_instr),
+    ) {
+        Ok(inferred) => inferred,
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
             return;
         }
-    }
+    };
     if !check_mixed_precision(cx, rule, instr) {
         return;
     }
     // dynamic-update-slice is one of the opcodes XLA compares exactly when
     // layout-sensitive: the result is the operand, layout included.
-    if cx.options.layout_sensitive
-        && let Some(input_instr) = operand(cx, instr, 0)
-    {
-        let expected = Expected::Existing(cx.shape_of(input_instr));
-        cx.expect_shape(rule, instr, &expected);
+    if cx.options.layout_sensitive {
+        cx.expect_shape(rule, instr, &inferred);
         return;
     }
-    expect_array(
-        cx,
-        rule,
-        instr,
-        input.elem,
-        input.dims.to_vec(),
-        dynamic_flags(input),
-    );
+    expect_inferred_array(cx, rule, instr, &inferred);
 }
 
 // ----- concatenate and pad -----
 
 fn check_concatenate(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Concatenate;
-    let operand_count = cx.data(instr).operands.len();
-    if operand_count == 0 {
-        cx.report(rule, instr, "Concatenate expects at least one argument.")
-            .at_opcode();
-        return;
-    }
-    let mut arrays = Vec::with_capacity(operand_count);
-    for index in 0..operand_count {
-        match operand_array(cx, rule, instr, index, "operand of concatenation") {
-            Some(array) => arrays.push(array),
-            None => return,
-        }
-    }
-    let first = arrays[0];
-    let dimension = dimensions_attribute(cx, instr)
-        .first()
-        .copied()
-        .unwrap_or(-1);
-    let Some(concatenated) = dimension_index(dimension, first.rank()) else {
-        cx.report(
-            rule,
-            instr,
-            format!("Concatenate dimension out of bounds: {dimension}."),
-        )
-        .with_hint(format!(
-            "the operands have rank {}, so the dimension lies in 0..{}",
-            first.rank(),
-            first.rank()
-        ))
-        .at_attribute("dimensions");
-        return;
-    };
-    let first_shape = match operand(cx, instr, 0) {
-        Some(o) => human(cx, cx.shape_of(o)),
-        None => return,
-    };
-    for (index, array) in arrays.iter().enumerate().skip(1) {
-        let shape = match operand(cx, instr, index) {
-            Some(o) => human(cx, cx.shape_of(o)),
-            None => return,
-        };
-        let message = if array.rank() != first.rank() {
-            format!(
-                "Cannot concatenate arrays with different ranks: {} ({first_shape}) vs {} ({shape}).",
-                first.rank(),
-                array.rank()
-            )
-        } else if array.elem != first.elem && !(array.elem.is_float() && first.elem.is_float()) {
-            format!(
-                "Cannot concatenate arrays with different element types: {} vs {}.",
-                first.elem, array.elem
-            )
-        } else if let Some(d) = (0..first.rank())
-            .find(|&d| d != concatenated && !sizes_match(first.dims[d], array.dims[d]))
-        {
-            format!(
-                "Cannot concatenate arrays that differ in dimensions other than the one being concatenated. Dimension {d} in both shapes must be equal: {first_shape} vs {shape}."
-            )
-        } else {
-            continue;
-        };
-        cx.report(rule, instr, message)
-            .with_hint(format!(
-                "operands of a concatenate agree in everything but dimension {concatenated}"
-            ))
-            .at_operand(index);
+    let operands: Vec<Shape> = cx
+        .data(instr)
+        .operands
+        .iter()
+        .map(|&o| cx.shape_of(o))
+        .collect();
+    let dimension = dimensions_attribute(cx, instr).first().copied();
+    let shapes = &cx.m.shapes;
+    if let Err(error) = infer::data_movement::concatenate_operands(shapes, &operands, dimension) {
+        cx.report_inference(rule, instr, error);
         return;
     }
     if !check_mixed_precision(cx, rule, instr) {
         return;
     }
-    let mut dims = first.dims.to_vec();
-    // The concatenated dimension sums; an unbounded operand makes it unbounded.
-    dims[concatenated] = arrays
-        .iter()
-        .try_fold(0i64, |sum, array| {
-            let size = array.dims[concatenated];
-            if size == UNBOUNDED {
-                None
-            } else {
-                sum.checked_add(size)
-            }
-        })
-        .unwrap_or(UNBOUNDED);
-    for (d, size) in dims.iter_mut().enumerate() {
-        if *size == UNBOUNDED && d != concatenated {
-            // Take a known size from another operand.
-            if let Some(known) = arrays.iter().map(|a| a.dims[d]).find(|&s| s != UNBOUNDED) {
-                *size = known;
-            }
-        }
-    }
-    let dynamic = (0..first.rank())
-        .map(|d| arrays.iter().any(|a| a.is_dynamic(d)))
-        .collect();
-    expect_array(cx, rule, instr, first.elem, dims, dynamic);
+    let inferred = infer::data_movement::concatenate(shapes, &operands, dimension);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 fn check_pad(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Pad;
-    let Some(input_instr) = operand(cx, instr, 0) else {
-        return;
-    };
-    let Some(input) = cx.array_of(input_instr) else {
-        cx.report(
-            rule,
-            instr,
-            "Pad operation does not support tuple-shape operands.",
-        )
-        .at_operand(0);
-        return;
-    };
-    let Some(value_instr) = operand(cx, instr, 1) else {
-        return;
-    };
-    let Some(value) = cx.array_of(value_instr).filter(|a| is_scalar(a)) else {
-        let value_shape = human(cx, cx.shape_of(value_instr));
-        cx.report(
-            rule,
-            instr,
-            "Pad operation does not support non-scalar padding values.",
-        )
-        .with_hint(format!(
-            "the padding value is {value_shape}; pad takes a scalar"
-        ))
-        .at_operand(1);
+    let (Some(input), Some(value)) = (operand(cx, instr, 0), operand(cx, instr, 1)) else {
         return;
     };
     let Attrs::Pad(config) = &cx.data(instr).attrs else {
         return;
     };
-    let input_shape = human(cx, cx.shape_of(input_instr));
-    if config.dims.len() != input.rank() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "The rank of the operand and the padding configuration do not match: {input_shape} vs {} dimensions.",
-                config.dims.len()
-            ),
-        )
-        .with_hint("padding has one low_high[_interior] entry per operand dimension")
-        .at_attribute("padding");
+    let (input, value) = (cx.shape_of(input), cx.shape_of(value));
+    let shapes = &cx.m.shapes;
+    if let Err(error) = infer::data_movement::pad_operands(shapes, input, value, config) {
+        cx.report_inference(rule, instr, error);
         return;
     }
-    if value.elem != input.elem && !(value.elem.is_float() && input.elem.is_float()) {
-        cx.report(
-            rule,
-            instr,
-            "The element types of the operands to Pad do not match.",
-        )
-        .with_hint(format!(
-            "the operand is {}, the padding value {}",
-            input.elem, value.elem
-        ))
-        .at_operand(1);
-        return;
-    }
+    // Worded with the dimension here; inference words it as XLA does.
     if let Some(dimension) = config.dims.iter().position(|p| p.interior < 0) {
         cx.report(
             rule,
@@ -826,29 +520,8 @@ fn check_pad(cx: &mut Checker, instr: Instr) {
     if !check_mixed_precision(cx, rule, instr) {
         return;
     }
-    let mut dims = Vec::with_capacity(config.dims.len());
-    for (dimension, (&size, padding)) in input.dims.iter().zip(&config.dims).enumerate() {
-        if size == UNBOUNDED {
-            dims.push(UNBOUNDED);
-            continue;
-        }
-        match padding.padded_size(size) {
-            Some(padded) if padded >= 0 => dims.push(padded),
-            _ => {
-                cx.report(
-                    rule,
-                    instr,
-                    format!("Padding result in negative size for dimension {dimension}"),
-                )
-                .with_hint(format!(
-                    "low + high + size + (size - 1) * interior must be >= 0; size is {size}"
-                ))
-                .at_attribute("padding");
-                return;
-            }
-        }
-    }
-    expect_array(cx, rule, instr, input.elem, dims, dynamic_flags(input));
+    let inferred = infer::data_movement::pad(shapes, input, value, config);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 // ----- iota and dimension sizes -----
@@ -894,64 +567,42 @@ fn check_iota(cx: &mut Checker, instr: Instr) {
 
 /// The dimension a get/set-dimension-size reads or writes, reported when out of
 /// range (`name` is the opcode in XLA's words).
-fn size_dimension(cx: &mut Checker, instr: Instr, input: &ArrayShape, name: &str) -> Option<usize> {
+fn check_get_dimension_size(cx: &mut Checker, instr: Instr) {
+    let rule = Rule::Other;
+    if operand_array(cx, rule, instr, 0, "operand of get-dimension-size").is_none() {
+        return;
+    }
+    let Some(input) = operand(cx, instr, 0) else {
+        return;
+    };
     let dimension = dimensions_attribute(cx, instr)
         .first()
         .copied()
         .unwrap_or(-1);
-    let index = dimension_index(dimension, input.rank());
-    if index.is_none() {
-        cx.report(
-            Rule::Other,
-            instr,
-            format!("{name} dimension out of bounds: {dimension}."),
-        )
-        .with_hint(format!("the operand has rank {}", input.rank()))
-        .at_attribute("dimensions");
-    }
-    index
-}
-
-fn check_get_dimension_size(cx: &mut Checker, instr: Instr) {
-    let rule = Rule::Other;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of get-dimension-size") else {
-        return;
-    };
-    if size_dimension(cx, instr, input, "GetDimensionSize").is_none() {
-        return;
-    }
-    expect_array(cx, rule, instr, ElementType::S32, Vec::new(), Vec::new());
+    let inferred =
+        infer::data_movement::get_dimension_size(&cx.m.shapes, cx.shape_of(input), dimension);
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 fn check_set_dimension_size(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Other;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of set-dimension-size") else {
-        return;
-    };
-    let Some(dimension) = size_dimension(cx, instr, input, "SetDimensionSize") else {
-        return;
-    };
-    let Some(value_instr) = operand(cx, instr, 1) else {
-        return;
-    };
-    let value_is_s32_scalar = cx
-        .array_of(value_instr)
-        .is_some_and(|a| is_scalar(a) && a.elem == ElementType::S32);
-    if !value_is_s32_scalar {
-        let value_shape = human(cx, cx.shape_of(value_instr));
-        cx.report(
-            rule,
-            instr,
-            "SetDimensionSize's value has to be S32 scalar.",
-        )
-        .with_hint(format!("the value is {value_shape}"))
-        .at_operand(1);
+    if operand_array(cx, rule, instr, 0, "operand of set-dimension-size").is_none() {
         return;
     }
-    // The result is the operand with that dimension made dynamic.
-    let mut dynamic = dynamic_flags(input);
-    dynamic[dimension] = true;
-    expect_array(cx, rule, instr, input.elem, input.dims.to_vec(), dynamic);
+    let (Some(input), Some(value)) = (operand(cx, instr, 0), operand(cx, instr, 1)) else {
+        return;
+    };
+    let dimension = dimensions_attribute(cx, instr)
+        .first()
+        .copied()
+        .unwrap_or(-1);
+    let inferred = infer::data_movement::set_dimension_size(
+        &cx.m.shapes,
+        cx.shape_of(input),
+        cx.shape_of(value),
+        dimension,
+    );
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 #[cfg(test)]
@@ -1003,22 +654,6 @@ mod tests {
             ),
             "{errors:?}"
         );
-    }
-
-    #[test]
-    fn slice_sizes_round_up_and_reject_bad_ranges() {
-        let range = |start, limit, stride| SliceRange {
-            start,
-            limit,
-            stride,
-        };
-        assert_eq!(slice_size(&range(0, 10, 3), 10), Ok(4));
-        assert_eq!(slice_size(&range(2, 2, 1), 10), Ok(0));
-        assert_eq!(slice_size(&range(0, i64::MAX, i64::MAX), UNBOUNDED), Ok(1));
-        assert!(slice_size(&range(-1, 2, 1), 10).is_err());
-        assert!(slice_size(&range(0, 11, 1), 10).is_err());
-        assert!(slice_size(&range(3, 2, 1), 10).is_err());
-        assert!(slice_size(&range(0, 2, 0), 10).is_err());
     }
 
     #[test]

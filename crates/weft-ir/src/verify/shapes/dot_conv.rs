@@ -15,17 +15,20 @@
 //!   that an integer convolution may not narrow it.
 //!
 //! Sparse dots (`sparsity=`) are not represented in the IR and not checked.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::dot_conv`].
 
-use crate::attrs::{ConvolutionAttrs, DotAttrs, Precision, WindowDim};
+use crate::attrs::{ConvolutionAttrs, DotAttrs, Precision};
 use crate::element_type::ElementType;
+use crate::infer::{self, dot_conv::Side};
 use crate::module::Instr;
 use crate::opcode::Opcode;
 use crate::shape::UNBOUNDED;
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
-use super::reduce::{dims_of, human, list, window_output};
+use super::reduce::{dims_of, human};
 
 pub(super) fn check(cx: &mut Checker, instr: Instr) {
     match &cx.data(instr).attrs {
@@ -35,10 +38,7 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
     }
 }
 
-/// XLA's `CompatibleDimensionSizes`: equal, or one of them unbounded.
-fn compatible_sizes(a: i64, b: i64) -> bool {
-    a == b || a == UNBOUNDED || b == UNBOUNDED
-}
+use crate::infer::dot_conv::compatible_sizes;
 
 /// The element type the result is declared with, or `fallback`.
 fn declared_type(cx: &Checker, instr: Instr, fallback: ElementType) -> ElementType {
@@ -47,34 +47,24 @@ fn declared_type(cx: &Checker, instr: Instr, fallback: ElementType) -> ElementTy
 
 // ----- dot -----
 
-/// One operand's dimensions as a dot sees them.
-struct Side {
-    dims: Vec<i64>,
-    dynamic: Vec<bool>,
-}
-
 /// The first two operands and their dimensions, when both are arrays;
 /// otherwise reports the first that is not (as XLA words it).
 fn array_sides(cx: &mut Checker, rule: Rule, instr: Instr) -> Option<(Instr, Instr, [Side; 2])> {
     let data = cx.data(instr);
-    let opcode = data.opcode;
     let (&lhs, &rhs) = (data.operands.first()?, data.operands.get(1)?);
-    let mut read = |index: usize, operand: Instr, what: &str| match dims_of(cx, operand) {
-        Some((dims, dynamic)) => Some(Side { dims, dynamic }),
-        None => {
-            let shape = human(cx, cx.shape_of(operand));
-            cx.report(
-                rule,
-                instr,
-                format!("Expected array argument for {what} of {opcode}, but got {shape}."),
-            )
-            .at_operand(index);
+    let sides = infer::dot_conv::sides(
+        &cx.m.shapes,
+        data.opcode,
+        cx.shape_of(lhs),
+        cx.shape_of(rhs),
+    );
+    match sides {
+        Ok(sides) => Some((lhs, rhs, sides)),
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
             None
         }
-    };
-    let lhs_side = read(0, lhs, "lhs")?;
-    let rhs_side = read(1, rhs, "rhs")?;
-    Some((lhs, rhs, [lhs_side, rhs_side]))
+    }
 }
 
 fn check_dot(cx: &mut Checker, instr: Instr, dot: &DotAttrs) {
@@ -84,161 +74,36 @@ fn check_dot(cx: &mut Checker, instr: Instr, dot: &DotAttrs) {
     let Some((lhs_instr, rhs_instr, sides)) = array_sides(cx, rule, instr) else {
         return;
     };
-    let (lhs, rhs) = (&sides[0], &sides[1]);
-    let lhs_text = human(cx, cx.shape_of(lhs_instr));
-    let rhs_text = human(cx, cx.shape_of(rhs_instr));
-
-    // Every dimension number in range, and unique per operand.
-    let lists: [(&'static str, &[i64], usize); 6] = [
-        ("lhs_contracting_dims", &dot.lhs_contracting, lhs.dims.len()),
-        ("lhs_batch_dims", &dot.lhs_batch, lhs.dims.len()),
-        ("lhs_ragged_dims", &dot.lhs_ragged, lhs.dims.len()),
-        ("rhs_contracting_dims", &dot.rhs_contracting, rhs.dims.len()),
-        ("rhs_batch_dims", &dot.rhs_batch, rhs.dims.len()),
-        ("rhs_group_dims", &dot.rhs_group, rhs.dims.len()),
-    ];
-    for (attribute, values, rank) in lists {
-        if let Some(&bad) = values.iter().find(|&&d| d < 0 || d >= rank as i64) {
-            let shapes = format!("{lhs_text} {rhs_text}");
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "A dimension number is out of range in Dot: {attribute}={} ({bad} is not a dimension of {}).",
-                    list(values),
-                    if attribute.starts_with("lhs") { &lhs_text } else { &rhs_text }
-                ),
-            )
-            .with_hint(format!("the operands are {shapes}; dimensions count from 0"))
-            .at_attribute(attribute);
-            return;
-        }
-    }
-    let unique = |a: &[i64], b: &[i64]| {
-        let all: Vec<i64> = a.iter().chain(b).copied().collect();
-        all.iter().enumerate().all(|(i, d)| !all[..i].contains(d))
-    };
-    for (attribute, contracting, batch) in [
-        ("lhs_contracting_dims", &dot.lhs_contracting, &dot.lhs_batch),
-        ("rhs_contracting_dims", &dot.rhs_contracting, &dot.rhs_batch),
-    ] {
-        if !unique(contracting, batch) {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "A dimension number is not unique in Dot: contracting {} and batch {}.",
-                    list(contracting),
-                    list(batch)
-                ),
-            )
-            .with_hint("a dimension is either contracted or a batch dimension, once")
-            .at_attribute(attribute);
-            return;
-        }
-    }
-
-    let fail = format!("Cannot infer shape for dot operation: {lhs_text} <dot> {rhs_text}.");
-    if dot.lhs_contracting.len() != dot.rhs_contracting.len() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "{fail} Must specify the same number of contracting dimensions for lhs and rhs."
-            ),
-        )
-        .at_attribute("rhs_contracting_dims");
+    let (lhs, rhs) = (cx.shape_of(lhs_instr), cx.shape_of(rhs_instr));
+    let shapes = &cx.m.shapes;
+    if let Err(error) = infer::dot_conv::dot_operands(shapes, opcode, lhs, rhs, dot) {
+        cx.report_inference(rule, instr, error);
         return;
-    }
-    for (&l, &r) in dot.lhs_contracting.iter().zip(&dot.rhs_contracting) {
-        let (a, b) = (lhs.dims[l as usize], rhs.dims[r as usize]);
-        if !compatible_sizes(a, b) {
-            cx.report(
-                rule,
-                instr,
-                format!("{fail} Contracting dimension sizes are not compatible."),
-            )
-            .with_hint(format!(
-                "lhs dimension {l} has size {a} but rhs dimension {r} has size {b}"
-            ))
-            .at_attribute("lhs_contracting_dims");
-            return;
-        }
-    }
-    if dot.lhs_batch.len() != dot.rhs_batch.len() {
-        cx.report(
-            rule,
-            instr,
-            format!("{fail} Must the same number of batch dimensions for lhs and rhs."),
-        )
-        .at_attribute(if dot.lhs_batch.is_empty() {
-            "rhs_batch_dims"
-        } else {
-            "lhs_batch_dims"
-        });
-        return;
-    }
-    for (&l, &r) in dot.lhs_batch.iter().zip(&dot.rhs_batch) {
-        let (a, b) = (lhs.dims[l as usize], rhs.dims[r as usize]);
-        if !compatible_sizes(a, b) {
-            cx.report(
-                rule,
-                instr,
-                format!("{fail} Batch dimension sizes are not compatible."),
-            )
-            .with_hint(format!(
-                "lhs dimension {l} has size {a} but rhs dimension {r} has size {b}"
-            ))
-            .at_attribute("lhs_batch_dims");
-            return;
-        }
     }
     if !check_precision(cx, rule, instr, &dot.precision, "Dot") {
         return;
     }
-
-    // Batch dimensions, then lhs free, then rhs free (minus ragged groups).
-    let mut dims = Vec::new();
-    let mut dynamic = Vec::new();
-    for &b in &dot.lhs_batch {
-        dims.push(lhs.dims[b as usize]);
-        dynamic.push(lhs.dynamic[b as usize]);
-    }
-    for d in 0..lhs.dims.len() {
-        let d64 = d as i64;
-        if !dot.lhs_batch.contains(&d64) && !dot.lhs_contracting.contains(&d64) {
-            dims.push(lhs.dims[d]);
-            dynamic.push(lhs.dynamic[d]);
-        }
-    }
-    for d in 0..rhs.dims.len() {
-        let d64 = d as i64;
-        if !dot.rhs_batch.contains(&d64)
-            && !dot.rhs_contracting.contains(&d64)
-            && !dot.rhs_group.contains(&d64)
-        {
-            dims.push(rhs.dims[d]);
-            dynamic.push(rhs.dynamic[d]);
-        }
-    }
-    let lhs_elem = cx.array_of(lhs_instr).map_or(ElementType::F32, |a| a.elem);
+    let mut groups = None;
     match opcode {
         Opcode::RaggedDot => {
-            let Some(groups) = check_ragged(cx, instr, dot, rhs) else {
+            let Some(ragged_groups) = check_ragged(cx, instr, dot, &sides[1]) else {
                 return;
             };
-            if let Some((count, is_dynamic)) = groups {
-                dims.insert(0, count);
-                dynamic.insert(0, is_dynamic);
-            }
+            groups = ragged_groups;
         }
         Opcode::ScaledDot if !check_scales(cx, instr, &sides) => return,
         _ => {}
     }
     // XLA passes the declared element type as the preferred one, so any
     // result type is accepted.
-    let elem = declared_type(cx, instr, lhs_elem);
-    cx.expect_shape(rule, instr, &Expected::dynamic_array(elem, dims, dynamic));
+    let preferred = cx.array_of(instr).map(|a| a.elem);
+    let inferred = infer::dot_conv::ragged_dot(shapes, opcode, lhs, rhs, dot, groups, preferred);
+    match inferred {
+        Ok(inferred) => {
+            cx.expect_shape(rule, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(rule, instr, error),
+    }
 }
 
 /// `operand_precision` has one entry per lhs and rhs; packed nibbles come
@@ -436,207 +301,27 @@ fn check_scales(cx: &mut Checker, instr: Instr, sides: &[Side]) -> bool {
 
 fn check_convolution(cx: &mut Checker, instr: Instr, convolution: &ConvolutionAttrs) {
     let rule = Rule::Convolution;
-    let Some((lhs_instr, rhs_instr, sides)) = array_sides(cx, rule, instr) else {
+    let Some((lhs_instr, rhs_instr, _)) = array_sides(cx, rule, instr) else {
         return;
     };
-    let (lhs, rhs) = (&sides[0], &sides[1]);
-    let lhs_text = human(cx, cx.shape_of(lhs_instr));
-    let rhs_text = human(cx, cx.shape_of(rhs_instr));
-    let got = format!("got <conv>({lhs_text}, {rhs_text})");
-    let feature_groups = convolution.feature_group_count;
-    let batch_groups = convolution.batch_group_count;
-    if feature_groups <= 0 {
-        cx.report(
-            rule,
-            instr,
-            format!("feature_group_count must be a positive number, got {feature_groups}"),
-        )
-        .at_attribute("feature_group_count");
+    let (lhs, rhs) = (cx.shape_of(lhs_instr), cx.shape_of(rhs_instr));
+    let preferred = cx.array_of(instr).map(|a| a.elem);
+    let inferred =
+        match infer::dot_conv::convolution(&cx.m.shapes, lhs, rhs, convolution, preferred) {
+            Ok(inferred) => inferred,
+            Err(error) => {
+                cx.report_inference(rule, instr, error);
+                return;
+            }
+        };
+    // The output labels must also fit the declared result.
+    let rank = convolution.dims.input_spatial.len() + 2;
+    if cx.array_of(instr).is_some_and(|a| a.rank() != rank) {
+        let [_, _, (what, numbers)] = infer::dot_conv::label_permutations(convolution);
+        let error = infer::dot_conv::permutation_error(what, &numbers, rank);
+        cx.report_inference(rule, instr, error);
         return;
     }
-    if batch_groups <= 0 {
-        cx.report(
-            rule,
-            instr,
-            format!("batch_group_count must be a positive number, got {batch_groups}"),
-        )
-        .at_attribute("batch_group_count");
-        return;
-    }
-    if feature_groups > 1 && batch_groups > 1 {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "both batch_group_count {batch_groups} and feature_group_count {feature_groups} cannot be greater than 1"
-            ),
-        )
-        .at_attribute("batch_group_count");
-        return;
-    }
-    let labels = &convolution.dims;
-    let spatial = labels.input_spatial.len();
-    let window: &[WindowDim] = convolution.window.as_ref().map_or(&[], |w| &w.dims);
-    if window.len() != spatial {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Window must have same number of dimensions as dimension numbers: the window has {} but the labels have {spatial} spatial dimensions.",
-                window.len()
-            ),
-        )
-        .at_attribute("window");
-        return;
-    }
-    let rank = spatial + 2;
-    for (side, (what, text)) in [lhs, rhs]
-        .into_iter()
-        .zip([("LHS", &lhs_text), ("RHS", &rhs_text)])
-    {
-        if side.dims.len() != rank {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "The {what} argument to a convolution should have rank {rank}; {}: {text}.",
-                    what.to_lowercase()
-                ),
-            )
-            .with_hint(format!("dim_labels give {spatial} spatial dimensions"))
-            .at_operand(usize::from(what == "RHS"));
-            return;
-        }
-    }
-    let output_rank = cx.array_of(instr).map_or(rank, |a| a.rank());
-    let permutations: [(&str, Vec<i64>); 3] = [
-        (
-            "input",
-            [labels.input_batch, labels.input_feature]
-                .into_iter()
-                .chain(labels.input_spatial.iter().copied())
-                .collect(),
-        ),
-        (
-            "kernel",
-            [labels.kernel_input_feature, labels.kernel_output_feature]
-                .into_iter()
-                .chain(labels.kernel_spatial.iter().copied())
-                .collect(),
-        ),
-        (
-            "output",
-            [labels.output_batch, labels.output_feature]
-                .into_iter()
-                .chain(labels.output_spatial.iter().copied())
-                .collect(),
-        ),
-    ];
-    for (what, numbers) in &permutations {
-        let mut sorted = numbers.clone();
-        sorted.sort_unstable();
-        if sorted != (0..rank as i64).collect::<Vec<_>>()
-            || (*what == "output" && output_rank != rank)
-        {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "Convolution requires the {what} dimension numbers to be a permutation of its {rank} dimensions; got: {}.",
-                    list(numbers)
-                ),
-            )
-            .at_attribute("dim_labels");
-            return;
-        }
-    }
-    let at = |side: &Side, d: i64| (side.dims[d as usize], side.dynamic[d as usize]);
-    let (input_batch, batch_dynamic) = at(lhs, labels.input_batch);
-    let (input_features, _) = at(lhs, labels.input_feature);
-    let (kernel_input_features, _) = at(rhs, labels.kernel_input_feature);
-    let (kernel_output_features, output_feature_dynamic) = at(rhs, labels.kernel_output_feature);
-    let unbounded = |size: i64| size == UNBOUNDED;
-    if !unbounded(input_batch) && input_batch % batch_groups != 0 {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Expected input batch dimension (value {input_batch}) to be divisible by batch_group_count (value {batch_groups}); {got}"
-            ),
-        )
-        .at_attribute("batch_group_count");
-        return;
-    }
-    if !unbounded(input_features)
-        && !unbounded(kernel_input_features)
-        && (input_features % feature_groups != 0
-            || input_features / feature_groups != kernel_input_features)
-    {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Expected LHS feature dimension (value {input_features}) to be a multiple of feature_group_count (value {feature_groups}), and LHS feature dimension / feature_group_count = RHS feature dimension (value {kernel_input_features}); {got}"
-            ),
-        )
-        .with_hint("input features = kernel input features * feature_group_count")
-        .at_attribute("feature_group_count");
-        return;
-    }
-    if !unbounded(kernel_output_features) && kernel_output_features % feature_groups != 0 {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Expected output feature dimension (value {kernel_output_features}) to be divisible by feature_group_count (value {feature_groups}); {got}"
-            ),
-        )
-        .at_attribute("feature_group_count");
-        return;
-    }
-    if !unbounded(kernel_output_features) && kernel_output_features % batch_groups != 0 {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Expected output feature dimension size (value {kernel_output_features}) to be a multiple of batch group count {batch_groups}; {got}"
-            ),
-        )
-        .at_attribute("batch_group_count");
-        return;
-    }
-    for (i, (&kernel_dim, window_dim)) in labels.kernel_spatial.iter().zip(window).enumerate() {
-        let size = rhs.dims[kernel_dim as usize];
-        if !unbounded(size) && size != window_dim.size {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "Window dimensions do not match RHS shape: window dimension {i} has size {} but kernel dimension {kernel_dim} of {rhs_text} has size {size}.",
-                    window_dim.size
-                ),
-            )
-            .at_attribute("window");
-            return;
-        }
-    }
-    let base: Vec<i64> = labels
-        .input_spatial
-        .iter()
-        .map(|&d| lhs.dims[d as usize])
-        .collect();
-    let base_dynamic: Vec<bool> = labels
-        .input_spatial
-        .iter()
-        .map(|&d| lhs.dynamic[d as usize])
-        .collect();
-    let (spatial_sizes, spatial_dynamic) = match window_output(window, &base, &base_dynamic) {
-        Ok(output) => output,
-        Err(message) => {
-            cx.report(rule, instr, message).at_attribute("window");
-            return;
-        }
-    };
     if !check_precision(cx, rule, instr, &convolution.precision, "Convolution") {
         return;
     }
@@ -661,19 +346,5 @@ fn check_convolution(cx: &mut Checker, instr: Instr, convolution: &ConvolutionAt
         ));
         return;
     }
-    let mut dims = vec![0; rank];
-    let mut dynamic = vec![false; rank];
-    dims[labels.output_batch as usize] = if unbounded(input_batch) {
-        UNBOUNDED
-    } else {
-        input_batch / batch_groups
-    };
-    dynamic[labels.output_batch as usize] = batch_dynamic;
-    dims[labels.output_feature as usize] = kernel_output_features;
-    dynamic[labels.output_feature as usize] = output_feature_dynamic;
-    for (i, &d) in labels.output_spatial.iter().enumerate() {
-        dims[d as usize] = spatial_sizes[i];
-        dynamic[d as usize] = spatial_dynamic[i];
-    }
-    cx.expect_shape(rule, instr, &Expected::dynamic_array(elem, dims, dynamic));
+    cx.expect_shape(rule, instr, &inferred);
 }

@@ -29,15 +29,18 @@
 //! Operand counts are the handles stage's concern: a rule that finds too few
 //! operands returns without guessing. The helpers marked `pub(super)` are
 //! shared with the data-movement rules.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::elementwise`].
 
 use crate::attrs::{Attrs, CompareType};
-use crate::element_type::{ElementClass, ElementType};
+use crate::element_type::ElementType;
+use crate::infer::{self, InferError, InferredShape};
 use crate::module::Instr;
 use crate::opcode::Opcode;
-use crate::shape::{ArrayShape, Shape, UNBOUNDED};
+use crate::shape::{ArrayShape, Shape};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
 pub(super) fn check(cx: &mut Checker, instr: Instr) {
     let opcode = cx.data(instr).opcode;
@@ -49,42 +52,19 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
         Opcode::StochasticConvert => check_stochastic_convert(cx, instr),
         Opcode::ReducePrecision => check_reduce_precision(cx, instr),
         Opcode::Bitcast => check_bitcast(cx, instr),
-        _ => {
-            if let Some(types) = unary_types(opcode) {
-                check_unary(cx, instr, types);
-            } else if let Some(types) = binary_types(opcode) {
-                check_binary(cx, instr, types);
-            }
-        }
+        _ if infer::elementwise::is_unary(opcode) => check_unary(cx, instr),
+        _ if infer::elementwise::is_binary(opcode) => check_binary(cx, instr),
+        _ => {}
     }
 }
 
 // ----- helpers shared with the data-movement rules -----
 
-/// Whether two dimension sizes agree: equal, or one is unbounded (`?`), which
-/// XLA's `SameDimensions` lets match any size.
-pub(super) fn sizes_match(a: i64, b: i64) -> bool {
-    a == b || a == UNBOUNDED || b == UNBOUNDED
-}
-
-/// Whether two arrays have matching dimensions (see [`sizes_match`]),
-/// element types and dynamic flags aside.
-pub(super) fn same_dimensions(a: &ArrayShape, b: &ArrayShape) -> bool {
-    a.rank() == b.rank()
-        && a.dims
-            .iter()
-            .zip(b.dims.iter())
-            .all(|(&x, &y)| sizes_match(x, y))
-}
+pub(super) use crate::infer::elementwise::sizes_match;
 
 /// Whether `array` is a scalar.
 pub(super) fn is_scalar(array: &ArrayShape) -> bool {
     array.rank() == 0
-}
-
-/// Per dimension, whether `array` is dynamic.
-pub(super) fn dynamic_flags(array: &ArrayShape) -> Vec<bool> {
-    (0..array.rank()).map(|d| array.is_dynamic(d)).collect()
 }
 
 /// `shape` as XLA's `HumanString` prints it: no layout.
@@ -109,19 +89,16 @@ pub(super) fn operand_array<'m>(
     role: &str,
 ) -> Option<&'m ArrayShape> {
     let operand_instr = operand(cx, instr, index)?;
-    if let Some(array) = cx.array_of(operand_instr) {
-        return Some(array);
+    let module = cx.m;
+    let opcode = module.instrs[instr].opcode;
+    let shape = module.instrs[operand_instr].shape;
+    match infer::elementwise::array_operand(&module.shapes, shape, opcode, index, role) {
+        Ok(array) => Some(array),
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
+            None
+        }
     }
-    let shape = human(cx, cx.shape_of(operand_instr));
-    let opcode = cx.data(instr).opcode;
-    cx.report(
-        rule,
-        instr,
-        format!("Expected array argument for {role}, but got {shape}."),
-    )
-    .with_hint(format!("{opcode} takes arrays here"))
-    .at_operand(index);
-    None
 }
 
 /// The declared result of `instr` as an array; reports when it is not one.
@@ -167,7 +144,25 @@ pub(super) fn expect_array(
     {
         return true;
     }
-    cx.expect_shape(rule, instr, &Expected::dynamic_array(elem, dims, dynamic))
+    cx.expect_shape(
+        rule,
+        instr,
+        &InferredShape::dynamic_array(elem, dims, dynamic),
+    )
+}
+
+/// [`expect_array`] for an inferred array shape (an inferred tuple or token
+/// is compared exactly).
+pub(super) fn expect_inferred_array(
+    cx: &mut Checker,
+    rule: Rule,
+    instr: Instr,
+    inferred: &InferredShape,
+) -> bool {
+    match inferred.array_parts(&cx.m.shapes) {
+        Some((elem, dims, dynamic)) => expect_array(cx, rule, instr, elem, dims, dynamic),
+        None => cx.expect_shape(rule, instr, inferred),
+    }
 }
 
 /// XLA's `CheckMixedPrecisionOperands` with mixed precision disallowed (the
@@ -207,183 +202,25 @@ pub(super) fn check_mixed_precision(cx: &mut Checker, rule: Rule, instr: Instr) 
     true
 }
 
-// ----- unary ops -----
+// ----- unary and binary ops -----
 
-/// The element types a unary op accepts, and what its result holds.
-#[derive(Clone, Copy)]
-enum UnaryTypes {
-    /// Floats only (floor, ceil, rounding, erf).
-    Floating,
-    /// Floats or complex numbers (the transcendental functions).
-    FloatingOrComplex,
-    /// real and imag: a complex operand gives its component type.
-    ComplexPart,
-    /// abs: signed integers, floats, or complex (giving the component type).
-    Abs,
-    /// Integers only (count-leading-zeros, popcnt).
-    Integral,
-    /// negate: any number.
-    Numeric,
-    /// sign: signed integers, floats or complex.
-    SignedOrComplex,
-    /// not: `pred` or integers.
-    PredOrIntegral,
-    /// is-finite: floats, giving `pred`.
-    IsFinite,
-}
-
-fn unary_types(opcode: Opcode) -> Option<UnaryTypes> {
-    use Opcode as O;
-    Some(match opcode {
-        O::Floor | O::Ceil | O::RoundNearestAfz | O::RoundNearestEven | O::Erf => {
-            UnaryTypes::Floating
-        }
-        O::Cosine
-        | O::Sine
-        | O::Tan
-        | O::Exponential
-        | O::ExponentialMinusOne
-        | O::Log
-        | O::LogPlusOne
-        | O::Logistic
-        | O::Rsqrt
-        | O::Sqrt
-        | O::Cbrt
-        | O::Tanh
-        | O::Acos
-        | O::Acosh
-        | O::Asin
-        | O::Asinh
-        | O::Atan
-        | O::Atanh
-        | O::Cosh
-        | O::Sinh => UnaryTypes::FloatingOrComplex,
-        O::Real | O::Imag => UnaryTypes::ComplexPart,
-        O::Abs => UnaryTypes::Abs,
-        O::CountLeadingZeros | O::PopulationCount => UnaryTypes::Integral,
-        O::Negate => UnaryTypes::Numeric,
-        O::Sign => UnaryTypes::SignedOrComplex,
-        O::Not => UnaryTypes::PredOrIntegral,
-        O::IsFinite => UnaryTypes::IsFinite,
-        _ => return None,
-    })
-}
-
-/// The real type of a complex type's components.
-fn component_type(elem: ElementType) -> ElementType {
-    match elem {
-        ElementType::C128 => ElementType::F64,
-        _ => ElementType::F32,
-    }
-}
-
-/// Whether `elem` is signed in XLA's sense (`ElementIsSigned`): signed
-/// integers and floats.
-fn is_signed(elem: ElementType) -> bool {
-    elem.class() == ElementClass::Signed || elem.is_float()
-}
-
-/// The result element type of a unary op on `elem`, or what the op accepts.
-fn unary_result(types: UnaryTypes, elem: ElementType) -> Result<ElementType, &'static str> {
-    let accepted = |ok: bool, what: &'static str| if ok { Ok(elem) } else { Err(what) };
-    match types {
-        UnaryTypes::Floating => accepted(elem.is_float(), "floating"),
-        UnaryTypes::FloatingOrComplex => {
-            accepted(elem.is_float() || elem.is_complex(), "floating or complex")
-        }
-        UnaryTypes::ComplexPart if elem.is_complex() => Ok(component_type(elem)),
-        UnaryTypes::ComplexPart => accepted(elem.is_float(), "floating or complex"),
-        UnaryTypes::Abs if elem.is_complex() => Ok(component_type(elem)),
-        UnaryTypes::Abs => accepted(is_signed(elem), "signed or complex"),
-        UnaryTypes::Integral => accepted(elem.is_integer(), "integral"),
-        UnaryTypes::Numeric => accepted(
-            elem.is_integer() || elem.is_float() || elem.is_complex(),
-            "integral, floating or complex",
-        ),
-        UnaryTypes::SignedOrComplex => {
-            accepted(is_signed(elem) || elem.is_complex(), "signed or complex")
-        }
-        UnaryTypes::PredOrIntegral => accepted(
-            elem == ElementType::Pred || elem.is_integer(),
-            "pred or integral",
-        ),
-        UnaryTypes::IsFinite if elem.is_float() => Ok(ElementType::Pred),
-        UnaryTypes::IsFinite => Err("floating point"),
-    }
-}
-
-fn check_unary(cx: &mut Checker, instr: Instr, types: UnaryTypes) {
-    let rule = Rule::Elementwise;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of unary operation") else {
+fn check_unary(cx: &mut Checker, instr: Instr) {
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
     let opcode = cx.data(instr).opcode;
-    let elem = match unary_result(types, input.elem) {
-        Ok(elem) => elem,
-        Err(accepted) => {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "Expected element type in shape to be {accepted} for {opcode} operation; got {}.",
-                    input.elem
-                ),
-            )
-            .with_hint(format!("{opcode} takes {accepted} element types"))
-            .at_operand(0);
-            return;
+    match infer::elementwise::unary(&cx.m.shapes, opcode, cx.shape_of(input)) {
+        Ok(inferred) => {
+            expect_inferred_array(cx, Rule::Elementwise, instr, &inferred);
         }
-    };
-    expect_array(
-        cx,
-        rule,
-        instr,
-        elem,
-        input.dims.to_vec(),
-        dynamic_flags(input),
-    );
+        Err(error) => cx.report_inference(Rule::Elementwise, instr, error),
+    }
 }
 
-// ----- binary ops and compare -----
-
-/// The element types a binary op accepts.
-#[derive(Clone, Copy, PartialEq)]
-enum BinaryTypes {
-    /// add, multiply, maximum, minimum: anything.
-    Any,
-    /// subtract, divide, remainder, power, atan2, shifts, mulhi: no `pred`.
-    Arithmetic,
-    /// complex: two floats of one type, giving the complex type.
-    Complex,
-    /// and, or, xor: `pred` or integers.
-    PredOrIntegral,
-    /// compare: anything, giving `pred`.
-    Compare,
-}
-
-fn binary_types(opcode: Opcode) -> Option<BinaryTypes> {
-    use Opcode as O;
-    Some(match opcode {
-        O::Add | O::Multiply | O::Maximum | O::Minimum => BinaryTypes::Any,
-        O::Subtract
-        | O::Divide
-        | O::Remainder
-        | O::Power
-        | O::Atan2
-        | O::ShiftLeft
-        | O::ShiftRightArithmetic
-        | O::ShiftRightLogical
-        | O::Mulhi => BinaryTypes::Arithmetic,
-        O::Complex => BinaryTypes::Complex,
-        O::And | O::Or | O::Xor => BinaryTypes::PredOrIntegral,
-        O::Compare => BinaryTypes::Compare,
-        _ => return None,
-    })
-}
-
-fn check_binary(cx: &mut Checker, instr: Instr, types: BinaryTypes) {
+fn check_binary(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Elementwise;
     let opcode = cx.data(instr).opcode;
+    // Each operand that is not an array is an error of its own.
     let lhs = operand_array(
         cx,
         rule,
@@ -398,122 +235,32 @@ fn check_binary(cx: &mut Checker, instr: Instr, types: BinaryTypes) {
         1,
         &format!("rhs of binary operation {opcode}"),
     );
-    let (Some(lhs), Some(rhs)) = (lhs, rhs) else {
+    let (Some(_), Some(rhs)) = (lhs, rhs) else {
         return;
     };
-    let (lhs_shape, rhs_shape) = match (operand(cx, instr, 0), operand(cx, instr, 1)) {
-        (Some(l), Some(r)) => (human(cx, cx.shape_of(l)), human(cx, cx.shape_of(r))),
-        _ => return,
+    let (Some(lhs_instr), Some(rhs_instr)) = (operand(cx, instr, 0), operand(cx, instr, 1)) else {
+        return;
     };
-
-    // Operand element types, in the order XLA checks them.
-    let type_error = match types {
-        BinaryTypes::Arithmetic => [(0, lhs.elem), (1, rhs.elem)]
-            .into_iter()
-            .find(|&(_, elem)| elem == ElementType::Pred)
-            .map(|(index, _)| {
-                (
-                    index,
-                    format!(
-                        "Expected element type in shape to be arithmetic type for operation {opcode}; got PRED."
-                    ),
-                    format!("{opcode} does not take pred operands"),
-                )
-            }),
-        BinaryTypes::Complex if !lhs.elem.is_float() => Some((
-            0,
-            format!(
-                "Expected element type in shape to be floating for complex compose operation; got {}.",
-                lhs.elem
-            ),
-            "complex composes a complex number from two floats".to_string(),
-        )),
-        BinaryTypes::PredOrIntegral
-            if lhs.elem != ElementType::Pred && !lhs.elem.is_integer() =>
-        {
-            Some((
-                0,
-                format!(
-                    "Expected pred or integral type in argument to and/or operation; got {}.",
-                    lhs.elem
-                ),
-                format!("{opcode} takes pred or integer operands"),
-            ))
-        }
-        _ => None,
-    };
-    if let Some((index, message, hint)) = type_error {
-        cx.report(rule, instr, message)
-            .with_hint(hint)
-            .at_operand(index);
+    let (lhs_shape, rhs_shape) = (cx.shape_of(lhs_instr), cx.shape_of(rhs_instr));
+    let shapes = &cx.m.shapes;
+    if let Err(error) = infer::elementwise::binary_operands(shapes, opcode, lhs_shape, rhs_shape) {
+        cx.report_inference(rule, instr, error);
         return;
     }
-
-    // XLA's SameElementTypeIgnoringFpPrecision; a precision difference is
-    // caught by the mixed-precision check below.
-    if lhs.elem != rhs.elem && !(lhs.elem.is_float() && rhs.elem.is_float()) {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Binary op {opcode} with different element types: {lhs_shape} and {rhs_shape}."
-            ),
-        )
-        .with_hint("convert one operand so both have the same element type")
-        .at_operand(1);
-        return;
-    }
-
-    // HLO has no implicit broadcasting: XLA's shape inference would broadcast
-    // a scalar or a size-1 dimension, and its InstructionVerifier then rejects
-    // the instruction, so any difference in dimensions is an error.
-    if !same_dimensions(lhs, rhs) {
-        let message = if lhs.rank() != rhs.rank() && !is_scalar(lhs) && !is_scalar(rhs) {
-            format!("Shapes must be equal rank, but are {lhs_shape} and {rhs_shape}")
-        } else {
-            format!("Binary op {opcode} with incompatible shapes: {lhs_shape} and {rhs_shape}.")
-        };
-        cx.report(rule, instr, message)
-            .with_hint("HLO has no implicit broadcasting: broadcast the operand explicitly")
-            .at_operand(1);
-        return;
-    }
-
     if !check_mixed_precision(cx, rule, instr) {
         return;
     }
-
-    let elem = match types {
-        BinaryTypes::Compare => ElementType::Pred,
-        BinaryTypes::Complex => match (lhs.elem, rhs.elem) {
-            (ElementType::F32, ElementType::F32) => ElementType::C64,
-            (ElementType::F64, ElementType::F64) => ElementType::C128,
-            _ => {
-                cx.report(rule, instr, "Complex component type is not implemented.")
-                    .with_hint(
-                        "complex takes two f32 operands (giving c64) or two f64 (giving c128)",
-                    )
-                    .at_operand(0);
-                return;
-            }
-        },
-        _ => lhs.elem,
+    let inferred = match infer::elementwise::binary(shapes, opcode, lhs_shape, rhs_shape) {
+        Ok(inferred) => inferred,
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
+            return;
+        }
     };
-    if types == BinaryTypes::Compare {
+    if opcode == Opcode::Compare {
         check_compare_type(cx, instr, rhs);
     }
-
-    // An unbounded dimension of one side takes the other side's size.
-    let dims = lhs
-        .dims
-        .iter()
-        .zip(rhs.dims.iter())
-        .map(|(&l, &r)| if l == UNBOUNDED { r } else { l })
-        .collect();
-    let dynamic = (0..lhs.rank())
-        .map(|d| lhs.is_dynamic(d) || rhs.is_dynamic(d))
-        .collect();
-    expect_array(cx, rule, instr, elem, dims, dynamic);
+    expect_inferred_array(cx, rule, instr, &inferred);
 }
 
 /// XLA's InstructionVerifier check of a compare's `type=`: floats compare as
@@ -552,138 +299,56 @@ fn check_compare_type(cx: &mut Checker, instr: Instr, rhs: &ArrayShape) {
 
 // ----- select and clamp -----
 
+/// The shapes of operands `0..count`, once each is an array (each that is not
+/// is reported on its own, with `roles[i]` naming it).
+fn array_operands(cx: &mut Checker, instr: Instr, roles: &[&str]) -> Option<Vec<Shape>> {
+    let mut all = true;
+    for (index, role) in roles.iter().enumerate() {
+        all &= operand_array(cx, Rule::Elementwise, instr, index, role).is_some();
+    }
+    if !all {
+        return None;
+    }
+    (0..roles.len())
+        .map(|i| operand(cx, instr, i).map(|o| cx.shape_of(o)))
+        .collect()
+}
+
 fn check_select(cx: &mut Checker, instr: Instr) {
+    let roles = ["select pred", "select on-true", "select on-false"];
+    let Some(operands) = array_operands(cx, instr, &roles) else {
+        return;
+    };
     let rule = Rule::Elementwise;
-    let predicate = operand_array(cx, rule, instr, 0, "select pred");
-    let on_true = operand_array(cx, rule, instr, 1, "select on-true");
-    let on_false = operand_array(cx, rule, instr, 2, "select on-false");
-    let (Some(predicate), Some(on_true), Some(on_false)) = (predicate, on_true, on_false) else {
-        return;
-    };
-    let shapes: Vec<String> = (0..3)
-        .filter_map(|i| operand(cx, instr, i))
-        .map(|o| human(cx, cx.shape_of(o)))
-        .collect();
-    let [predicate_shape, true_shape, false_shape] = shapes.as_slice() else {
-        return;
-    };
-    if on_true.elem != on_false.elem || !same_dimensions(on_true, on_false) {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Operands to select must be the same shape; got {true_shape} and {false_shape}."
-            ),
-        )
-        .with_hint("both values of a select have one shape, element type included")
-        .at_operand(2);
-        return;
+    match infer::elementwise::select(&cx.m.shapes, operands[0], operands[1], operands[2]) {
+        Ok(inferred) => {
+            expect_inferred_array(cx, rule, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(rule, instr, error),
     }
-    if predicate.elem != ElementType::Pred {
-        cx.report(
-            rule,
-            instr,
-            format!("Select's pred operand must have PRED element type; got {predicate_shape}."),
-        )
-        .with_hint("the first operand of select chooses between the others: make it pred")
-        .at_operand(0);
-        return;
-    }
-    if !is_scalar(predicate) && !same_dimensions(predicate, on_true) {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Operands to select and predicate must be the same shape; got {true_shape} and {false_shape} and {predicate_shape}."
-            ),
-        )
-        .with_hint("the predicate is a pred scalar or has the values' dimensions")
-        .at_operand(0);
-        return;
-    }
-    let dims = on_true
-        .dims
-        .iter()
-        .zip(on_false.dims.iter())
-        .map(|(&t, &f)| if t == UNBOUNDED { f } else { t })
-        .collect();
-    let dynamic = (0..on_true.rank())
-        .map(|d| {
-            on_true.is_dynamic(d)
-                || on_false.is_dynamic(d)
-                || (!is_scalar(predicate) && predicate.is_dynamic(d))
-        })
-        .collect();
-    expect_array(cx, rule, instr, on_true.elem, dims, dynamic);
 }
 
 fn check_clamp(cx: &mut Checker, instr: Instr) {
+    let roles = ["clamp min", "clamp operand", "clamp max"];
+    let Some(operands) = array_operands(cx, instr, &roles) else {
+        return;
+    };
     let rule = Rule::Elementwise;
-    let min = operand_array(cx, rule, instr, 0, "clamp min");
-    let input = operand_array(cx, rule, instr, 1, "clamp operand");
-    let max = operand_array(cx, rule, instr, 2, "clamp max");
-    let (Some(min), Some(input), Some(max)) = (min, input, max) else {
-        return;
-    };
-    let shapes: Vec<String> = (0..3)
-        .filter_map(|i| operand(cx, instr, i))
-        .map(|o| human(cx, cx.shape_of(o)))
-        .collect();
-    let [min_shape, input_shape, max_shape] = shapes.as_slice() else {
-        return;
-    };
-    let same_type = |a: &ArrayShape, b: &ArrayShape| {
-        a.elem == b.elem || (a.elem.is_float() && b.elem.is_float())
-    };
-    if !same_type(min, input) || !same_type(max, input) {
-        cx.report(
-            rule,
-            instr,
-            format!("Clamp with different operand types: {min_shape}, {input_shape}, {max_shape}."),
-        )
-        .with_hint("min, operand and max of a clamp have one element type")
-        .at_operand(if same_type(min, input) { 2 } else { 0 });
+    let shapes = &cx.m.shapes;
+    let (min, input, max) = (operands[0], operands[1], operands[2]);
+    if let Err(error) = infer::elementwise::clamp_operands(shapes, min, input, max) {
+        cx.report_inference(rule, instr, error);
         return;
     }
     if !check_mixed_precision(cx, rule, instr) {
         return;
     }
-    // The bounds are scalars or shaped like the operand; a scalar operand may
-    // also be clamped between arrays, giving their shape (XLA allows both).
-    let fits = |bound: &ArrayShape| is_scalar(bound) || same_dimensions(bound, input);
-    let result = if fits(min) && fits(max) {
-        Some(input)
-    } else if is_scalar(input) {
-        if same_dimensions(min, max) || is_scalar(max) {
-            Some(min)
-        } else if is_scalar(min) {
-            Some(max)
-        } else {
-            None
+    match infer::elementwise::clamp(shapes, min, input, max) {
+        Ok(inferred) => {
+            expect_inferred_array(cx, rule, instr, &inferred);
         }
-    } else {
-        None
-    };
-    let Some(result) = result else {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Clamp with incompatible shapes: min {min_shape}, operand {input_shape}, max {max_shape}."
-            ),
-        )
-        .with_hint("clamp's min and max are scalars or have the operand's dimensions")
-        .at_operand(if fits(min) { 2 } else { 0 });
-        return;
-    };
-    expect_array(
-        cx,
-        rule,
-        instr,
-        input.elem,
-        result.dims.to_vec(),
-        dynamic_flags(result),
-    );
+        Err(error) => cx.report_inference(rule, instr, error),
+    }
 }
 
 // ----- conversions -----
@@ -694,230 +359,79 @@ fn target_type(cx: &mut Checker, instr: Instr) -> Option<ElementType> {
     result_array(cx, Rule::Convert, instr).map(|array| array.elem)
 }
 
+/// Reports the outcome of inferring a conversion under [`Rule::Convert`].
+fn expect_conversion(cx: &mut Checker, instr: Instr, inferred: Result<InferredShape, InferError>) {
+    match inferred {
+        Ok(inferred) => {
+            expect_inferred_array(cx, Rule::Convert, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(Rule::Convert, instr, error),
+    }
+}
+
 fn check_convert(cx: &mut Checker, instr: Instr) {
-    let rule = Rule::Convert;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of convert") else {
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
+    if operand_array(cx, Rule::Convert, instr, 0, "operand of convert").is_none() {
+        return;
+    }
     let Some(target) = target_type(cx, instr) else {
         return;
     };
-    expect_array(
-        cx,
-        rule,
-        instr,
-        target,
-        input.dims.to_vec(),
-        dynamic_flags(input),
-    );
+    let inferred = infer::elementwise::convert(&cx.m.shapes, cx.shape_of(input), target);
+    expect_conversion(cx, instr, inferred);
 }
 
 fn check_bitcast_convert(cx: &mut Checker, instr: Instr) {
-    let rule = Rule::Convert;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of bitcast-convert") else {
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
+    if operand_array(cx, Rule::Convert, instr, 0, "operand of bitcast-convert").is_none() {
+        return;
+    }
     let Some(target) = target_type(cx, instr) else {
         return;
     };
-    let Some(input_instr) = operand(cx, instr, 0) else {
-        return;
-    };
-    let input_shape = human(cx, cx.shape_of(input_instr));
-    if input.elem.is_complex() != target.is_complex() {
-        cx.report(
-            rule,
-            instr,
-            format!("Conversion between complex and real type {input_shape} => {target}."),
-        )
-        .with_hint("bitcast-convert keeps complex values complex and real values real");
-        return;
-    }
-    let (input_bits, output_bits) = (input.elem.bit_width(), target.bit_width());
-    let (wide, narrow) = (input_bits.max(output_bits), input_bits.min(output_bits));
-    if narrow == 0 || wide % narrow != 0 {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Cannot bitcast types with undivisible bit-widths: {} => {target}.",
-                input.elem
-            ),
-        )
-        .with_hint(format!(
-            "{} is {input_bits} bits and {target} is {output_bits}: one width must divide the other",
-            input.elem
-        ));
-        return;
-    }
-    let ratio = i64::from(wide / narrow);
-    let mut dims = input.dims.to_vec();
-    let mut dynamic = dynamic_flags(input);
-    if input_bits > output_bits {
-        // Each element splits into `ratio` narrower ones along a new minor
-        // dimension.
-        dims.push(ratio);
-        dynamic.push(false);
-    } else if input_bits < output_bits {
-        // `ratio` narrow elements of the minor dimension make one wide element.
-        if dims.last() != Some(&ratio) {
-            let last = dims
-                .last()
-                .map_or_else(|| "none (a scalar)".to_string(), i64::to_string);
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "Last dimension of input shape={last} is not equal to ratio of bit-widths={ratio} for bitcast-convert from {input_shape} to {target}"
-                ),
-            )
-            .with_hint(format!(
-                "widening to {target} packs the minor dimension, which must have size {ratio}"
-            ))
-            .at_operand(0);
-            return;
-        }
-        dims.pop();
-        dynamic.pop();
-    }
-    expect_array(cx, rule, instr, target, dims, dynamic);
+    let inferred = infer::elementwise::bitcast_convert(&cx.m.shapes, cx.shape_of(input), target);
+    expect_conversion(cx, instr, inferred);
 }
 
 fn check_stochastic_convert(cx: &mut Checker, instr: Instr) {
     let rule = Rule::Convert;
     let input = operand_array(cx, rule, instr, 0, "lhs of stochastic convert operation");
     let random = operand_array(cx, rule, instr, 1, "rhs of stochastic convert operation");
-    let (Some(input), Some(random)) = (input, random) else {
+    let (Some(_), Some(_)) = (input, random) else {
         return;
     };
     let Some(target) = target_type(cx, instr) else {
         return;
     };
-    let shapes: Vec<String> = (0..2)
-        .filter_map(|i| operand(cx, instr, i))
-        .map(|o| human(cx, cx.shape_of(o)))
-        .collect();
-    let [input_shape, random_shape] = shapes.as_slice() else {
+    let (Some(input), Some(random)) = (operand(cx, instr, 0), operand(cx, instr, 1)) else {
         return;
     };
-    if random.elem.class() != ElementClass::Unsigned {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Random numbers for stochastic convert must be unsigned integers, but got: {random_shape}"
-            ),
-        )
-        .with_hint("the second operand holds unsigned random bits")
-        .at_operand(1);
-        return;
-    }
-    if !input.elem.is_float() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Stochastic convert supports only floating point operand conversion, but got: {input_shape}"
-            ),
-        )
-        .with_hint("stochastic-convert rounds floating-point values")
-        .at_operand(0);
-        return;
-    }
-    if input.elem.bit_width() != random.elem.bit_width() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "The random number is required to have same bits as the operand. But got random bits: {}, operand bits: {}",
-                random.elem.bit_width(),
-                input.elem.bit_width()
-            ),
-        )
-        .with_hint(format!(
-            "use u{} random bits for a {} operand",
-            input.elem.bit_width(),
-            input.elem
-        ))
-        .at_operand(1);
-        return;
-    }
-    // XLA compares with EqualIgnoringElementType; layouts are left to the
-    // layout checks, as everywhere in a layout-insensitive run.
-    if input.dims != random.dims || dynamic_flags(input) != dynamic_flags(random) {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Stochastic convert operand shape does not match random tensor shape: {input_shape} vs {random_shape}."
-            ),
-        )
-        .with_hint("one random number per element: the shapes match, element types aside")
-        .at_operand(1);
-        return;
-    }
-    expect_array(
-        cx,
-        rule,
-        instr,
+    let inferred = infer::elementwise::stochastic_convert(
+        &cx.m.shapes,
+        cx.shape_of(input),
+        cx.shape_of(random),
         target,
-        input.dims.to_vec(),
-        dynamic_flags(input),
     );
+    expect_conversion(cx, instr, inferred);
 }
 
 fn check_reduce_precision(cx: &mut Checker, instr: Instr) {
-    let rule = Rule::Convert;
-    let Some(input) = operand_array(cx, rule, instr, 0, "operand of reduce-precision") else {
+    let Some(input) = operand(cx, instr, 0) else {
         return;
     };
-    if !input.elem.is_float() {
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Expected element type in shape to be floating point for ReducePrecision operation; got {}.",
-                input.elem
-            ),
-        )
-        .with_hint("reduce-precision rounds floating-point values")
-        .at_operand(0);
-        return;
-    }
-    if let Attrs::ReducePrecision {
-        exponent_bits,
-        mantissa_bits,
-    } = cx.data(instr).attrs
-    {
-        if exponent_bits < 1 {
-            cx.report(
-                rule,
-                instr,
-                format!("Expected exponent_bits >= 1; got {exponent_bits}."),
-            )
-            .with_hint("one exponent bit is needed to tell zero from infinity")
-            .at_attribute("exponent_bits");
-            return;
-        }
-        if mantissa_bits < 0 {
-            cx.report(
-                rule,
-                instr,
-                format!("Expected non-negative mantissa_bits; got {mantissa_bits}."),
-            )
-            .with_hint("mantissa_bits may be 0 but not negative")
-            .at_attribute("mantissa_bits");
-            return;
-        }
-    }
-    expect_array(
-        cx,
-        rule,
-        instr,
-        input.elem,
-        input.dims.to_vec(),
-        dynamic_flags(input),
-    );
+    let bits = match cx.data(instr).attrs {
+        Attrs::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => Some((exponent_bits, mantissa_bits)),
+        _ => None,
+    };
+    let inferred = infer::elementwise::reduce_precision(&cx.m.shapes, cx.shape_of(input), bits);
+    expect_conversion(cx, instr, inferred);
 }
 
 /// The bytes an array occupies, as XLA's default shape-size function counts

@@ -18,15 +18,18 @@
 //!   replica-id and partition-id are `u32[]`.
 //!
 //! `shuffle` has no shape rule: XLA's verifier gives it none to follow.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::misc`].
 
-use crate::attrs::{Attrs, Distribution, FftType, TriangularSolveAttrs};
+use crate::attrs::{Attrs, Distribution};
 use crate::element_type::ElementType;
+use crate::infer;
 use crate::module::Instr;
 use crate::opcode::Opcode;
-use crate::shape::ArrayShape;
+use crate::shape::{ArrayShape, Shape};
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
 
 use super::control::{check_output_to_operand_aliasing, without_layout};
 
@@ -35,8 +38,7 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
         Opcode::Rng => check_rng(cx, instr),
         Opcode::RngBitGenerator => check_rng_bit_generator(cx, instr),
         Opcode::RngGetAndUpdateState => {
-            let expected = Expected::array(ElementType::U64, vec![2]);
-            cx.expect_shape(Rule::Rng, instr, &expected);
+            cx.expect_shape(Rule::Rng, instr, &infer::misc::rng_get_and_update_state());
         }
         Opcode::CustomCall => check_custom_call(cx, instr),
         Opcode::Fft => check_fft(cx, instr),
@@ -47,18 +49,14 @@ pub(super) fn check(cx: &mut Checker, instr: Instr) {
         }
         Opcode::Copy => {
             if let Some(&operand) = cx.data(instr).operands.first() {
-                cx.expect_shape(
-                    Rule::Other,
-                    instr,
-                    &Expected::Existing(cx.shape_of(operand)),
-                );
+                let expected = infer::control::forwarded(cx.shape_of(operand));
+                cx.expect_shape(Rule::Other, instr, &expected);
             }
         }
         Opcode::CopyStart => check_copy_start(cx, instr),
         Opcode::CopyDone => check_copy_done(cx, instr),
         Opcode::ReplicaId | Opcode::PartitionId => {
-            let expected = Expected::array(ElementType::U32, Vec::new());
-            cx.expect_shape(Rule::Other, instr, &expected);
+            cx.expect_shape(Rule::Other, instr, &infer::misc::device_id());
         }
         _ => {}
     }
@@ -70,15 +68,6 @@ fn operand_array<'m>(cx: &Checker<'m>, instr: Instr, index: usize) -> Option<&'m
         .operands
         .get(index)
         .and_then(|&o| cx.array_of(o))
-}
-
-/// An array's shape as an [`Expected`] with another element type.
-fn with_element_type(array: &ArrayShape, elem: ElementType) -> Expected {
-    Expected::dynamic_array(
-        elem,
-        array.dims.to_vec(),
-        (0..array.rank()).map(|d| array.is_dynamic(d)).collect(),
-    )
 }
 
 fn check_rng(cx: &mut Checker, instr: Instr) {
@@ -223,252 +212,43 @@ fn check_fft(cx: &mut Checker, instr: Instr) {
     let Some(input) = operand_array(cx, instr, 0) else {
         return;
     };
-    let fft_rank = fft_length.len();
-    if !(1..=3).contains(&fft_rank) {
-        cx.report(
-            Rule::Other,
-            instr,
-            format!("FFT only supports ranks 1-3; got {fft_rank}."),
-        )
-        .at_attribute("fft_length");
-        return;
+    match infer::misc::fft(input, *fft_type, fft_length) {
+        Ok(expected) => {
+            cx.expect_shape(Rule::Other, instr, &expected);
+        }
+        Err(error) => cx.report_inference(Rule::Other, instr, error),
     }
-    let rank = input.rank();
-    let error = |cx: &mut Checker, message: String, attribute: &'static str| {
-        cx.report(Rule::Other, instr, message)
-            .at_attribute(attribute);
-    };
-    if rank < fft_rank {
-        error(
-            cx,
-            format!(
-                "FFT of rank {fft_rank} requires input of at least same rank; got input of rank {rank}"
-            ),
-            "fft_length",
-        );
-        return;
-    }
-    let inner = rank - fft_rank;
-    let expected = match fft_type {
-        FftType::Fft | FftType::Ifft => {
-            if !input.elem.is_complex() {
-                error(
-                    cx,
-                    format!(
-                        "{fft_type} requires complex input type, found {}.",
-                        input.elem
-                    ),
-                    "fft_type",
-                );
-                return;
-            }
-            with_element_type(input, input.elem)
-        }
-        FftType::Rfft => {
-            let output_elem = match input.elem {
-                ElementType::F32 => ElementType::C64,
-                ElementType::F64 => ElementType::C128,
-                other => {
-                    error(
-                        cx,
-                        format!("RFFT requires F32 or F64 input type, found {other}."),
-                        "fft_type",
-                    );
-                    return;
-                }
-            };
-            for (i, &length) in fft_length.iter().enumerate() {
-                let size = input.dims[inner + i];
-                if size != length {
-                    error(
-                        cx,
-                        format!(
-                            "RFFT requires innermost dimensions match fft_length but dimension {} is {size} and should be {length}.",
-                            inner + i
-                        ),
-                        "fft_length",
-                    );
-                    return;
-                }
-            }
-            let mut result = input.clone();
-            result.elem = output_elem;
-            let last = fft_length[fft_rank - 1];
-            // XLA keeps a zero-sized dimension as it is.
-            if last != 0 {
-                result.dims[rank - 1] = last / 2 + 1;
-            }
-            with_element_type(&result, output_elem)
-        }
-        FftType::Irfft => {
-            let output_elem = match input.elem {
-                ElementType::C64 => ElementType::F32,
-                ElementType::C128 => ElementType::F64,
-                other => {
-                    error(
-                        cx,
-                        format!("IRFFT requires complex input type, found {other}."),
-                        "fft_type",
-                    );
-                    return;
-                }
-            };
-            for (i, &length) in fft_length.iter().enumerate().take(fft_rank - 1) {
-                let size = input.dims[inner + i];
-                if size != length {
-                    error(
-                        cx,
-                        format!(
-                            "IRFFT requires all but one innermost dimensions match fft_length, but dimension {} is {size} and should be {length}.",
-                            inner + i
-                        ),
-                        "fft_length",
-                    );
-                    return;
-                }
-            }
-            let last = fft_length[fft_rank - 1];
-            let size = input.dims[rank - 1];
-            if (size != 0 || last != 0) && size != last / 2 + 1 {
-                error(
-                    cx,
-                    format!(
-                        "IRFFT requires innermost dimension matches fft_length/2+1, but dimension {} is {size} and should be {}.",
-                        rank - 1,
-                        last / 2 + 1
-                    ),
-                    "fft_length",
-                );
-                return;
-            }
-            let mut result = input.clone();
-            result.dims[rank - 1] = last;
-            with_element_type(&result, output_elem)
-        }
-    };
-    cx.expect_shape(Rule::Other, instr, &expected);
-}
-
-fn is_float_or_complex(elem: ElementType) -> bool {
-    elem.is_float() || elem.is_complex()
 }
 
 fn check_triangular_solve(cx: &mut Checker, instr: Instr) {
     let data = cx.data(instr);
-    let (Some(a), Some(b), Attrs::TriangularSolve(options)) = (
+    let (Some(_), Some(_), Attrs::TriangularSolve(options)) = (
         operand_array(cx, instr, 0),
         operand_array(cx, instr, 1),
         &data.attrs,
     ) else {
         return;
     };
-    if let Some(message) = triangular_solve_error(a, b, options) {
-        cx.report(Rule::Other, instr, message);
-        return;
+    let (a, b) = (cx.shape_of(data.operands[0]), cx.shape_of(data.operands[1]));
+    match infer::misc::triangular_solve(&cx.m.shapes, a, b, options) {
+        Ok(expected) => {
+            cx.expect_shape(Rule::Other, instr, &expected);
+        }
+        Err(error) => cx.report_inference(Rule::Other, instr, error),
     }
-    let b_shape = cx.shape_of(data.operands[1]);
-    cx.expect_shape(Rule::Other, instr, &Expected::Existing(b_shape));
-}
-
-/// What XLA's `InferTriangularSolveShape` rejects, if anything.
-fn triangular_solve_error(
-    a: &ArrayShape,
-    b: &ArrayShape,
-    options: &TriangularSolveAttrs,
-) -> Option<String> {
-    let shape_text = |array: &ArrayShape| {
-        format!(
-            "{}[{}]",
-            array.elem,
-            array
-                .dims
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        )
-    };
-    if !is_float_or_complex(a.elem) || a.elem != b.elem {
-        return Some(format!(
-            "Expected element types in shape to be floating or complex and identical for TriangularSolve; got {} and {}.",
-            a.elem, b.elem
-        ));
-    }
-    let rank = a.rank();
-    if rank < 2 {
-        return Some(format!(
-            "The 'a' argument to TriangularSolve must have rank >= 2, got shape {}",
-            shape_text(a)
-        ));
-    }
-    if b.rank() != rank {
-        return Some(format!(
-            "Arguments to triangular solve must have equal rank; got {} and {}.",
-            shape_text(b),
-            shape_text(a)
-        ));
-    }
-    if a.dims[rank - 2] != a.dims[rank - 1] {
-        return Some(format!(
-            "The two minor dimensions of 'a' must have equal size, got {}.",
-            shape_text(a)
-        ));
-    }
-    let shared = if options.left_side {
-        rank - 2
-    } else {
-        rank - 1
-    };
-    if a.dims[rank - 1] != b.dims[shared] {
-        return Some(format!(
-            "The shared dimension of 'a' and 'b' does not match, got shapes {} and {}",
-            shape_text(a),
-            shape_text(b)
-        ));
-    }
-    if a.dims[..rank - 2] != b.dims[..rank - 2] {
-        return Some(format!(
-            "The leading batch dimensions of the arguments to triangular solve must be equal; got {} and {}.",
-            shape_text(b),
-            shape_text(a)
-        ));
-    }
-    if !["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT", ""].contains(&&*options.transpose_a) {
-        return Some(format!(
-            "Invalid transpose option value for triangular solve ({}).",
-            options.transpose_a
-        ));
-    }
-    None
 }
 
 fn check_cholesky(cx: &mut Checker, instr: Instr) {
-    let Some(a) = operand_array(cx, instr, 0) else {
-        return;
-    };
-    let rank = a.rank();
-    let message = if !is_float_or_complex(a.elem) {
-        Some(format!(
-            "Expected element type in shape to be floating or complex for Cholesky; got {}.",
-            a.elem
-        ))
-    } else if rank < 2 {
-        Some("The 'a' argument to Cholesky must have rank >= 2".to_string())
-    } else if a.dims[rank - 2] != a.dims[rank - 1] {
-        Some("The two minor dimensions of 'a' must have equal size".to_string())
-    } else {
-        None
-    };
-    if let Some(message) = message {
-        cx.report(Rule::Other, instr, message).at_operand(0);
+    if operand_array(cx, instr, 0).is_none() {
         return;
     }
     let operand = cx.data(instr).operands[0];
-    cx.expect_shape(
-        Rule::Other,
-        instr,
-        &Expected::Existing(cx.shape_of(operand)),
-    );
+    match infer::misc::cholesky(&cx.m.shapes, cx.shape_of(operand)) {
+        Ok(expected) => {
+            cx.expect_shape(Rule::Other, instr, &expected);
+        }
+        Err(error) => cx.report_inference(Rule::Other, instr, error),
+    }
 }
 
 /// The batch norms: operand 0 is the input, a floating-point array whose
@@ -480,75 +260,16 @@ fn check_batch_norm(cx: &mut Checker, instr: Instr) {
     let Attrs::BatchNorm { feature_index, .. } = &data.attrs else {
         return;
     };
-    let opcode = data.opcode;
-    let Some(input) = operand_array(cx, instr, 0) else {
+    if operand_array(cx, instr, 0).is_none() {
         return;
-    };
-    let feature = match usize::try_from(*feature_index) {
-        Ok(f) if f < input.rank() => f,
-        _ => {
-            let message = format!(
-                "Expected feature_index of {opcode} to be smaller than the rank of operand_shape; got feature_index {feature_index}, and rank {}.",
-                input.rank()
-            );
-            cx.report(Rule::Other, instr, message)
-                .with_hint(format!("feature_index must be in 0..{}", input.rank()))
-                .at_attribute("feature_index");
-            return;
+    }
+    let operands: Vec<Shape> = data.operands.iter().map(|&o| cx.shape_of(o)).collect();
+    match infer::misc::batch_norm(&cx.m.shapes, data.opcode, &operands, *feature_index) {
+        Ok(expected) => {
+            cx.expect_shape(Rule::Other, instr, &expected);
         }
-    };
-    if !input.elem.is_float() {
-        let message = format!(
-            "The operand to {opcode} must have a floating point element type, but the shape is {}.",
-            cx.text(cx.shape_of(data.operands[0]))
-        );
-        cx.report(Rule::Other, instr, message).at_operand(0);
-        return;
+        Err(error) => cx.report_inference(Rule::Other, instr, error),
     }
-    let features = input.dims[feature];
-    // Which operands are per-feature vectors: all but the input, and for the
-    // gradient also all but the output gradient (operand 4, input-shaped).
-    let per_feature: &[usize] = match opcode {
-        Opcode::BatchNormGrad => &[1, 2, 3],
-        _ => &[1, 2, 3, 4],
-    };
-    for &i in per_feature {
-        let Some(&operand) = data.operands.get(i) else {
-            continue;
-        };
-        let shape = cx.shape_of(operand);
-        let fits = cx
-            .array(shape)
-            .is_some_and(|a| a.elem == input.elem && a.rank() == 1 && a.dims[0] == features);
-        if !fits {
-            let message = format!(
-                "operand {i} of {opcode} must be {}[{features}] (one value per feature), has shape {}",
-                input.elem,
-                cx.text(shape)
-            );
-            cx.report(Rule::Other, instr, message).at_operand(i);
-            return;
-        }
-    }
-    let input_shape = cx.shape_of(data.operands[0]);
-    if opcode == Opcode::BatchNormGrad
-        && let Some(&output_gradient) = data.operands.get(4)
-        && !crate::shape_util::compatible(&cx.m.shapes, cx.shape_of(output_gradient), input_shape)
-    {
-        let message = format!(
-            "the output gradient of batch-norm-grad must have the operand's shape {}, has {}",
-            cx.text(input_shape),
-            cx.text(cx.shape_of(output_gradient))
-        );
-        cx.report(Rule::Other, instr, message).at_operand(4);
-        return;
-    }
-    let vector = || Expected::array(input.elem, vec![features]);
-    let expected = match opcode {
-        Opcode::BatchNormInference => Expected::Existing(input_shape),
-        _ => Expected::Tuple(vec![Expected::Existing(input_shape), vector(), vector()]),
-    };
-    cx.expect_shape(Rule::Other, instr, &expected);
 }
 
 fn check_copy_start(cx: &mut Checker, instr: Instr) {
@@ -557,12 +278,8 @@ fn check_copy_start(cx: &mut Checker, instr: Instr) {
     };
     // XLA compares only minor_to_major here: the destination (element 0) may
     // live in another memory space.
-    let operand = without_layout(cx, cx.shape_of(operand));
-    let expected = Expected::Tuple(vec![
-        operand.clone(),
-        operand,
-        Expected::array(ElementType::U32, Vec::new()),
-    ]);
+    let expected = infer::asynchronous::copy_start(cx.shape_of(operand));
+    let expected = without_layout(cx, &expected);
     cx.expect_shape(Rule::Other, instr, &expected);
 }
 
@@ -571,24 +288,26 @@ fn check_copy_done(cx: &mut Checker, instr: Instr) {
         return;
     };
     let shape = cx.shape_of(operand);
-    let Some(&[destination, source, ..]) = cx.tuple(shape) else {
-        let message = format!(
-            "the operand of copy-done must be a copy-start tuple (destination, source, context), has shape {}",
-            cx.text(shape)
-        );
-        cx.report(Rule::Other, instr, message).at_operand(0);
+    let destination = match infer::asynchronous::copy_done(&cx.m.shapes, shape) {
+        Ok(destination) => destination,
+        Err(error) => {
+            cx.report_inference(Rule::Other, instr, error);
+            return;
+        }
+    };
+    let Some(&[destination_shape, source, ..]) = cx.tuple(shape) else {
         return;
     };
     // Memory spaces differ by design, so the buffers are compared without layouts.
-    if !crate::shape_util::compatible(&cx.m.shapes, destination, source) {
+    if !crate::shape_util::compatible(&cx.m.shapes, destination_shape, source) {
         let message = format!(
             "Source and destination buffers in CopyDone arguments need to be the same shape found {} and {}",
-            cx.text(destination),
+            cx.text(destination_shape),
             cx.text(source)
         );
         cx.report(Rule::Other, instr, message).at_operand(0);
         return;
     }
-    let expected = without_layout(cx, destination);
+    let expected = without_layout(cx, &destination);
     cx.expect_shape(Rule::Other, instr, &expected);
 }

@@ -1,6 +1,14 @@
 //! Shape rules, one file per opcode family: for each instruction, the result
-//! shape follows from its operands and attributes (XLA's `ShapeInference`), and
-//! the operands have the element types, ranks and dimensions the opcode needs.
+//! shape follows from its operands and attributes, and the operands have the
+//! element types, ranks and dimensions the opcode needs.
+//!
+//! The expected result comes from [`crate::infer`] (XLA's `ShapeInference`),
+//! whose family files mirror these; an inference error is reported under the
+//! family's rule, with inference's message, hint and focus. What is left here
+//! is what only a verifier does: comparing the declared shape with the
+//! inferred one (layouts aside unless layout-sensitive), reporting each
+//! operand that is not an array, and XLA's verifier-only checks (replica
+//! groups, mixed precision, operand precision, callee signatures).
 //!
 //! The generic async ops are checked by [`super::async_rules`]. Every other
 //! opcode is owned by exactly one family file; [`check`] dispatches on the

@@ -20,14 +20,19 @@
 //! Signature problems of a called computation are reported under
 //! [`Rule::CalleeSignature`], pointing at the attribute that names it; shape
 //! problems under the opcode's own rule. Messages follow XLA's wording.
+//!
+//! The inferred shapes, and the checks inference makes, come from
+//! [`crate::infer::reduce`].
 
 use crate::attrs::{Attrs, WindowDim};
 use crate::element_type::ElementType;
+use crate::infer::{self, InferError, InferredShape};
 use crate::module::{Comp, Instr};
-use crate::shape::{Shape, UNBOUNDED};
+use crate::shape::Shape;
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
-use crate::verify::expected::Expected;
+
+use super::elementwise::expect_inferred_array;
 
 pub(super) fn check(cx: &mut Checker, instr: Instr) {
     use crate::opcode::Opcode as O;
@@ -52,12 +57,6 @@ pub(super) fn human(cx: &Checker, shape: Shape) -> String {
     out
 }
 
-/// `[1,2,3]`, for messages that quote dimension lists.
-pub(super) fn list(values: &[i64]) -> String {
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("{{{}}}", items.join(","))
-}
-
 /// The sizes and dynamic flags of an array's dimensions.
 pub(super) fn dims_of(cx: &Checker, instr: Instr) -> Option<(Vec<i64>, Vec<bool>)> {
     let array = cx.array_of(instr)?;
@@ -78,80 +77,7 @@ fn is_scalar_like(cx: &Checker, shape: Shape, elem: ElementType) -> bool {
         .is_some_and(|a| a.rank() == 0 && same_type_ignoring_precision(a.elem, elem))
 }
 
-/// XLA's `window_util::DilatedBound`: the extent of `bound` elements spread
-/// `dilation` apart.
-fn dilated_bound(bound: i64, dilation: i64) -> i64 {
-    if bound <= 0 {
-        return 0;
-    }
-    (bound - 1).saturating_mul(dilation).saturating_add(1)
-}
-
-/// XLA's `window_util::StridedBound`: how many windows of `window` fit in
-/// `bound` at `stride`.
-fn strided_bound(bound: i64, window: i64, stride: i64) -> i64 {
-    if window > bound || stride <= 0 {
-        return 0;
-    }
-    (bound - window) / stride + 1
-}
-
-/// The dimensions of a window applied to an array of `dims` (XLA's
-/// `InferWindowOutputShape`): one window dimension per array dimension, each
-/// with positive size, stride and dilations. Unbounded dimensions stay
-/// unbounded; dynamic ones stay dynamic.
-pub(super) fn window_output(
-    window: &[WindowDim],
-    dims: &[i64],
-    dynamic: &[bool],
-) -> Result<(Vec<i64>, Vec<bool>), String> {
-    if window.len() != dims.len() {
-        return Err(format!(
-            "Window has dimension {} but base shape has dimension {}.",
-            window.len(),
-            dims.len()
-        ));
-    }
-    let mut sizes = Vec::with_capacity(dims.len());
-    let mut flags = Vec::with_capacity(dims.len());
-    for (i, (dim, &base)) in window.iter().zip(dims).enumerate() {
-        let problem = if dim.size <= 0 {
-            Some("a non-positive dimension")
-        } else if dim.stride <= 0 {
-            Some("a non-positive stride")
-        } else if dim.base_dilation < 1 {
-            Some("a non-positive base area dilation factor")
-        } else if dim.window_dilation < 1 {
-            Some("a non-positive window dilation factor")
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            return Err(format!("Window dimension {i} has {problem}."));
-        }
-        let is_dynamic = dynamic.get(i).copied().unwrap_or(false);
-        if base == UNBOUNDED {
-            sizes.push(UNBOUNDED);
-            flags.push(true);
-            continue;
-        }
-        let padded = dim
-            .padding_low
-            .saturating_add(dilated_bound(base, dim.base_dilation))
-            .saturating_add(dim.padding_high);
-        let extent = dilated_bound(dim.size, dim.window_dilation);
-        sizes.push(strided_bound(padded, extent, dim.stride));
-        flags.push(is_dynamic);
-    }
-    Ok((sizes, flags))
-}
-
-/// What a valid reduction computation returns: one element type per
-/// accumulator, and whether its root is a tuple.
-pub(super) struct Accumulators {
-    pub types: Vec<ElementType>,
-    pub tuple: bool,
-}
+pub(super) use crate::infer::reduce::window_output;
 
 /// What a reduction's accumulators start from: an init value, or (scatter)
 /// the operand's elements.
@@ -164,8 +90,7 @@ pub(super) enum Init {
 
 /// Checks a reduction computation against `inits` and the element types of the
 /// reduced inputs (XLA's `VerifyReducerShape`). Reports a problem under
-/// [`Rule::CalleeSignature`] at `attribute` and returns `None`; otherwise the
-/// accumulator types.
+/// [`Rule::CalleeSignature`] at `attribute` and returns `false`.
 pub(super) fn check_reducer(
     cx: &mut Checker,
     instr: Instr,
@@ -173,10 +98,12 @@ pub(super) fn check_reducer(
     inits: &[Init],
     input_types: &[ElementType],
     attribute: &'static str,
-) -> Option<Accumulators> {
+) -> bool {
     let count = input_types.len();
     let params = cx.param_shapes(callee);
-    let root = cx.root_shape(callee)?;
+    let Some(root) = cx.root_shape(callee) else {
+        return false;
+    };
     let callee_name = format!("%{}", cx.m.comps[callee].name);
     let fail = |cx: &mut Checker, message: String| {
         cx.report(Rule::CalleeSignature, instr, message)
@@ -200,9 +127,9 @@ pub(super) fn check_reducer(
                 params.len()
             ),
         );
-        return None;
+        return false;
     }
-    let (accumulators, tuple): (Vec<Shape>, bool) = match cx.tuple(root) {
+    let accumulators: Vec<Shape> = match cx.tuple(root) {
         Some(elements) => {
             if elements.len() != count {
                 fail(
@@ -212,9 +139,9 @@ pub(super) fn check_reducer(
                         elements.len()
                     ),
                 );
-                return None;
+                return false;
             }
-            (elements.to_vec(), true)
+            elements.to_vec()
         }
         None if cx.array(root).is_some() => {
             if count != 1 {
@@ -224,9 +151,9 @@ pub(super) fn check_reducer(
                         "Reduction function must produce a tuple with {count} elements, but produces a scalar"
                     ),
                 );
-                return None;
+                return false;
             }
-            (vec![root], false)
+            vec![root]
         }
         None => {
             fail(
@@ -236,7 +163,7 @@ pub(super) fn check_reducer(
                     human(cx, root)
                 ),
             );
-            return None;
+            return false;
         }
     };
     let mut types = Vec::with_capacity(count);
@@ -251,7 +178,7 @@ pub(super) fn check_reducer(
                         human(cx, root)
                     ),
                 );
-                return None;
+                return false;
             }
         }
     }
@@ -264,7 +191,7 @@ pub(super) fn check_reducer(
                 human(cx, accumulator)
             );
             fail(cx, message);
-            return None;
+            return false;
         }
         let init_problem = match inits.get(i) {
             Some(Init::Value(init)) if !is_scalar_like(cx, *init, types[i]) => {
@@ -281,7 +208,7 @@ pub(super) fn check_reducer(
                 human(cx, accumulator),
             );
             fail(cx, message);
-            return None;
+            return false;
         }
         let element = params[count + i];
         if !is_scalar_like(cx, element, input_types[i]) {
@@ -292,7 +219,7 @@ pub(super) fn check_reducer(
                 input_types[i]
             );
             fail(cx, message);
-            return None;
+            return false;
         }
         if !is_scalar_like(cx, element, types[i]) {
             let message = format!(
@@ -302,20 +229,10 @@ pub(super) fn check_reducer(
                 human(cx, accumulator)
             );
             fail(cx, message);
-            return None;
+            return false;
         }
     }
-    Some(Accumulators { types, tuple })
-}
-
-/// The result shape of `types.len()` arrays of the same dimensions: a tuple
-/// when `tuple`, else the one array.
-fn arrays(types: &[ElementType], dims: &[i64], dynamic: &[bool], tuple: bool) -> Expected {
-    let array = |elem| Expected::dynamic_array(elem, dims.to_vec(), dynamic.to_vec());
-    match types {
-        [only] if !tuple => array(*only),
-        _ => Expected::Tuple(types.iter().map(|&t| array(t)).collect()),
-    }
+    true
 }
 
 /// The first callee (`to_apply`) of `instr`, if any.
@@ -342,20 +259,13 @@ fn inputs_and_inits(
     rule: Rule,
     instr: Instr,
 ) -> Option<(Vec<Instr>, Vec<Instr>)> {
-    let operands = &cx.data(instr).operands;
-    let count = operands.len();
-    if count == 0 || !count.is_multiple_of(2) {
-        let opcode = cx.data(instr).opcode;
-        cx.report(
-            rule,
-            instr,
-            format!("{opcode} must have an even number of arguments, has {count}"),
-        )
-        .with_hint("give N inputs followed by their N init values")
-        .at_opcode();
+    let opcode = cx.data(instr).opcode;
+    let operands = operand_shapes(cx, instr);
+    if let Err(error) = infer::reduce::inputs_and_inits(opcode, &operands) {
+        cx.report_inference(rule, instr, error);
         return None;
     }
-    let (inputs, inits) = operands.split_at(count / 2);
+    let (inputs, inits) = cx.data(instr).operands.split_at(operands.len() / 2);
     Some((inputs.to_vec(), inits.to_vec()))
 }
 
@@ -367,32 +277,14 @@ fn same_dimensions(
     inputs: &[Instr],
     what: &str,
 ) -> Option<(Vec<i64>, Vec<bool>)> {
-    let Some(first) = dims_of(cx, inputs[0]) else {
-        not_array(cx, rule, instr, 0, what);
-        return None;
-    };
-    for (i, &input) in inputs.iter().enumerate().skip(1) {
-        let Some((dims, _)) = dims_of(cx, input) else {
-            not_array(cx, rule, instr, i, what);
-            return None;
-        };
-        if dims != first.0 {
-            let (a, b) = (
-                human(cx, cx.shape_of(inputs[0])),
-                human(cx, cx.shape_of(input)),
-            );
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "All reduced tensors must have the same dimension. Tensor 0 has shape {a}, Tensor {i} has shape {b}"
-                ),
-            )
-            .at_operand(i);
-            return None;
+    let inputs: Vec<Shape> = inputs.iter().map(|&i| cx.shape_of(i)).collect();
+    match infer::reduce::reduced_dimensions(&cx.m.shapes, &inputs, what) {
+        Ok(dimensions) => Some(dimensions),
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
+            None
         }
     }
-    Some(first)
 }
 
 // ----- reduce -----
@@ -402,8 +294,7 @@ fn check_reduce(cx: &mut Checker, instr: Instr) {
     let Some((inputs, inits)) = inputs_and_inits(cx, rule, instr) else {
         return;
     };
-    let Some((dims, dynamic)) = same_dimensions(cx, rule, instr, &inputs, "operand of reduce")
-    else {
+    let Some((dims, _)) = same_dimensions(cx, rule, instr, &inputs, "operand of reduce") else {
         return;
     };
     let input_shape = human(cx, cx.shape_of(inputs[0]));
@@ -430,11 +321,9 @@ fn check_reduce(cx: &mut Checker, instr: Instr) {
         .collect();
     let init_shapes: Vec<Shape> = inits.iter().map(|&i| cx.shape_of(i)).collect();
     let init_values: Vec<Init> = init_shapes.iter().map(|&s| Init::Value(s)).collect();
-    let Some(accumulators) =
-        check_reducer(cx, instr, callee, &init_values, &input_types, "to_apply")
-    else {
+    if !check_reducer(cx, instr, callee, &init_values, &input_types, "to_apply") {
         return;
-    };
+    }
     for (i, &d) in reduced.iter().enumerate() {
         if reduced[..i].contains(&d) {
             cx.report(rule, instr, format!("Duplicate reduction dimension: {d}"))
@@ -442,20 +331,34 @@ fn check_reduce(cx: &mut Checker, instr: Instr) {
             return;
         }
     }
-    let (kept, kept_dynamic): (Vec<i64>, Vec<bool>) = dims
+    let operands = operand_shapes(cx, instr);
+    let inferred = infer::reduce::reduce(&cx.m.shapes, &operands, reduced, cx.root_shape(callee));
+    expect_inferred(cx, rule, instr, inferred);
+}
+
+/// The shapes of `instr`'s operands.
+fn operand_shapes(cx: &Checker, instr: Instr) -> Vec<Shape> {
+    cx.data(instr)
+        .operands
         .iter()
-        .zip(&dynamic)
-        .enumerate()
-        .filter(|(d, _)| !reduced.contains(&(*d as i64)))
-        .map(|(_, (&size, &flag))| (size, flag))
-        .unzip();
-    let expected = arrays(
-        &accumulators.types,
-        &kept,
-        &kept_dynamic,
-        accumulators.tuple,
-    );
-    cx.expect_shape(rule, instr, &expected);
+        .map(|&o| cx.shape_of(o))
+        .collect()
+}
+
+/// Compares the declared shape with the inferred one, or reports why
+/// inference failed.
+fn expect_inferred(
+    cx: &mut Checker,
+    rule: Rule,
+    instr: Instr,
+    inferred: Result<InferredShape, InferError>,
+) {
+    match inferred {
+        Ok(inferred) => {
+            cx.expect_shape(rule, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(rule, instr, error),
+    }
 }
 
 // ----- reduce-window -----
@@ -477,48 +380,23 @@ fn check_reduce_window(cx: &mut Checker, instr: Instr) {
     let Some(callee) = to_apply(cx, instr) else {
         return;
     };
-    let Some((dims, dynamic)) =
-        same_dimensions(cx, rule, instr, &inputs, "operand of reduce-window")
-    else {
+    if same_dimensions(cx, rule, instr, &inputs, "operand of reduce-window").is_none() {
         return;
-    };
+    }
     let input_types: Vec<ElementType> = inputs
         .iter()
         .filter_map(|&i| cx.array_of(i).map(|a| a.elem))
         .collect();
     let init_shapes: Vec<Shape> = inits.iter().map(|&i| cx.shape_of(i)).collect();
     let init_values: Vec<Init> = init_shapes.iter().map(|&s| Init::Value(s)).collect();
-    let Some(accumulators) =
-        check_reducer(cx, instr, callee, &init_values, &input_types, "to_apply")
-    else {
+    if !check_reducer(cx, instr, callee, &init_values, &input_types, "to_apply") {
         return;
-    };
+    }
     let window = window_dims(cx, instr);
-    let (sizes, flags) = match window_output(window, &dims, &dynamic) {
-        Ok(output) => output,
-        Err(message) => {
-            cx.report(rule, instr, message)
-                .with_hint(format!(
-                    "the window needs one dimension per operand dimension ({}), each with positive size, stride and dilations",
-                    dims.len()
-                ))
-                .at_attribute("window");
-            return;
-        }
-    };
-    // The result takes the init values' element types (XLA infers each
-    // output from its init value).
-    let types: Vec<ElementType> = init_shapes
-        .iter()
-        .filter_map(|&s| cx.element_type(s))
-        .collect();
-    let expected = arrays(
-        &types,
-        &sizes,
-        &flags,
-        accumulators.tuple || types.len() > 1,
-    );
-    cx.expect_shape(rule, instr, &expected);
+    let operands = operand_shapes(cx, instr);
+    let inferred =
+        infer::reduce::reduce_window(&cx.m.shapes, &operands, window, cx.root_shape(callee));
+    expect_inferred(cx, rule, instr, inferred);
 }
 
 // ----- select-and-scatter -----
@@ -577,16 +455,14 @@ fn check_select_and_scatter(cx: &mut Checker, instr: Instr) {
     }
     let source_type = source_array.elem;
     let init_shape = cx.shape_of(init);
-    if check_reducer(
+    if !check_reducer(
         cx,
         instr,
         scatter,
         &[Init::Value(init_shape)],
         &[source_type],
         "scatter",
-    )
-    .is_none()
-    {
+    ) {
         return;
     }
     let window = window_dims(cx, instr);
@@ -598,7 +474,7 @@ fn check_select_and_scatter(cx: &mut Checker, instr: Instr) {
         }
     };
     if *source_array.dims != *sizes {
-        let reduced = cx.expected_text(&Expected::array(operand_type, sizes));
+        let reduced = cx.expected_text(&InferredShape::array(operand_type, sizes));
         let source_text = human(cx, cx.shape_of(source));
         cx.report(
             rule,
@@ -611,7 +487,8 @@ fn check_select_and_scatter(cx: &mut Checker, instr: Instr) {
         .at_operand(1);
         return;
     }
-    cx.expect_shape(rule, instr, &Expected::Existing(cx.shape_of(operand)));
+    let expected = infer::reduce::select_and_scatter(cx.shape_of(operand));
+    cx.expect_shape(rule, instr, &expected);
 }
 
 // ----- map -----
@@ -622,50 +499,9 @@ fn check_map(cx: &mut Checker, instr: Instr) {
     let Some(callee) = to_apply(cx, instr) else {
         return;
     };
-    if operands.is_empty() {
-        cx.report(rule, instr, "Map expects at least one argument.")
-            .at_opcode();
-        return;
-    }
-    // Scalars may be mixed with arrays of the same element type; the result
-    // takes the dimensions of the array operands.
-    let mut shape_index = 0;
-    for (i, &operand) in operands.iter().enumerate() {
-        let Some(array) = cx.array_of(operand) else {
-            not_array(cx, rule, instr, i, "operand of map");
-            return;
-        };
-        let reference = cx
-            .array_of(operands[shape_index])
-            .map(|a| (a.dims.clone(), a.elem));
-        let Some((reference_dims, reference_type)) = reference else {
-            return;
-        };
-        if array.dims == reference_dims {
-            continue;
-        }
-        if same_type_ignoring_precision(array.elem, reference_type) {
-            if array.rank() == 0 {
-                continue;
-            }
-            if reference_dims.is_empty() {
-                shape_index = i;
-                continue;
-            }
-        }
-        let shapes: Vec<String> = operands
-            .iter()
-            .map(|&o| human(cx, cx.shape_of(o)))
-            .collect();
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "Map operation requires all operands to have the same shape; got: {}.",
-                shapes.join(", ")
-            ),
-        )
-        .at_operand(i);
+    let operand_shapes: Vec<Shape> = operands.iter().map(|&o| cx.shape_of(o)).collect();
+    if let Err(error) = infer::reduce::map_operands(&cx.m.shapes, &operand_shapes) {
+        cx.report_inference(rule, instr, error);
         return;
     }
     let params = cx.param_shapes(callee);
@@ -687,7 +523,7 @@ fn check_map(cx: &mut Checker, instr: Instr) {
     let Some(root) = cx.root_shape(callee) else {
         return;
     };
-    let Some(result_type) = cx.array(root).filter(|a| a.rank() == 0).map(|a| a.elem) else {
+    if cx.array(root).filter(|a| a.rank() == 0).is_none() {
         let text = human(cx, root);
         cx.report(
             Rule::CalleeSignature,
@@ -725,14 +561,12 @@ fn check_map(cx: &mut Checker, instr: Instr) {
             return;
         }
     }
-    let Some((dims, dynamic)) = dims_of(cx, operands[shape_index]) else {
-        return;
-    };
-    cx.expect_shape(
-        rule,
-        instr,
-        &Expected::dynamic_array(result_type, dims, dynamic),
-    );
+    match infer::reduce::map(&cx.m.shapes, &operand_shapes, Some(root)) {
+        Ok(inferred) => {
+            expect_inferred_array(cx, rule, instr, &inferred);
+        }
+        Err(error) => cx.report_inference(rule, instr, error),
+    }
 }
 
 // ----- sort -----
@@ -847,22 +681,13 @@ fn check_sort(cx: &mut Checker, instr: Instr) {
         .at_attribute("dimensions");
         return;
     }
-    let expected = match operands[..] {
-        [only] => Expected::Existing(cx.shape_of(only)),
-        _ => Expected::Tuple(
-            operands
-                .iter()
-                .map(|&o| Expected::Existing(cx.shape_of(o)))
-                .collect(),
-        ),
-    };
-    cx.expect_shape(rule, instr, &expected);
+    let operands = operand_shapes(cx, instr);
+    expect_inferred(cx, rule, instr, infer::reduce::sort(&operands));
 }
 
 // ----- topk -----
 
 fn check_topk(cx: &mut Checker, instr: Instr) {
-    let rule = Rule::Sort;
     let data = cx.data(instr);
     let Attrs::TopK { k, .. } = data.attrs else {
         return;
@@ -870,34 +695,8 @@ fn check_topk(cx: &mut Checker, instr: Instr) {
     let Some(&operand) = data.operands.first() else {
         return;
     };
-    let Some((mut dims, dynamic)) = dims_of(cx, operand) else {
-        not_array(cx, rule, instr, 0, "operand of top-k operation");
-        return;
-    };
-    let Some(last) = dims.last_mut() else {
-        cx.report(rule, instr, "The operand of TopK must have rank >= 1.")
-            .at_operand(0);
-        return;
-    };
-    if k < 0 || (*last != UNBOUNDED && k > *last) {
-        let size = *last;
-        cx.report(
-            rule,
-            instr,
-            format!(
-                "The k value of TopK ({k}) must be in [0, {size}], the size of the operand's last dimension."
-            ),
-        )
-        .at_attribute("k");
-        return;
-    }
-    *last = k;
-    let elem = cx.array_of(operand).map_or(ElementType::F32, |a| a.elem);
-    let expected = Expected::Tuple(vec![
-        Expected::dynamic_array(elem, dims.clone(), dynamic.clone()),
-        Expected::dynamic_array(ElementType::S32, dims, dynamic),
-    ]);
-    cx.expect_shape(rule, instr, &expected);
+    let inferred = infer::reduce::top_k(&cx.m.shapes, cx.shape_of(operand), k);
+    expect_inferred(cx, Rule::Sort, instr, inferred);
 }
 
 // ----- scan -----
@@ -917,71 +716,19 @@ fn check_scan(cx: &mut Checker, instr: Instr) {
         return;
     };
     let operands = &data.operands;
-    let carries = match usize::try_from(scan.num_carries) {
-        Ok(c) if c <= operands.len() => c,
-        _ => {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "num_carries={} is out of range for a scan with {} operands",
-                    scan.num_carries,
-                    operands.len()
-                ),
-            )
-            .at_attribute("num_carries");
+    let operand_shapes: Vec<Shape> = operands.iter().map(|&o| cx.shape_of(o)).collect();
+    let inputs = infer::reduce::scan_inputs(
+        &cx.m.shapes,
+        &operand_shapes,
+        scan.num_carries,
+        scan.dimension,
+    );
+    let slices = match inputs {
+        Ok(inputs) => inputs.slices,
+        Err(error) => {
+            cx.report_inference(rule, instr, error);
             return;
         }
-    };
-    let input_count = operands.len() - carries;
-    if input_count == 0 {
-        cx.report(rule, instr, "Cannot infer shape for scan with no inputs")
-            .with_hint("a scan needs at least one input besides its carries")
-            .at_opcode();
-        return;
-    }
-    let dimension = scan.dimension;
-    let mut length: Option<(i64, bool)> = None;
-    let mut slices = Vec::with_capacity(input_count);
-    for (i, &input) in operands[..input_count].iter().enumerate() {
-        let Some((mut dims, mut dynamic)) = dims_of(cx, input) else {
-            not_array(cx, rule, instr, i, "input of scan");
-            return;
-        };
-        let Some(d) = usize::try_from(dimension).ok().filter(|&d| d < dims.len()) else {
-            cx.report(
-                rule,
-                instr,
-                format!(
-                    "scan dimension {dimension} is out of range for operand of rank {}",
-                    dims.len()
-                ),
-            )
-            .at_attribute("dimensions");
-            return;
-        };
-        let this = (dims.remove(d), dynamic.remove(d));
-        match length {
-            Some((size, _)) if size != this.0 => {
-                cx.report(
-                    rule,
-                    instr,
-                    format!(
-                        "scan inputs must have the same size in the scanned dimension {dimension}: {size} vs {}",
-                        this.0
-                    ),
-                )
-                .at_operand(i);
-                return;
-            }
-            Some(_) => {}
-            None => length = Some(this),
-        }
-        let elem = cx.array_of(input).map_or(ElementType::F32, |a| a.elem);
-        slices.push(Expected::dynamic_array(elem, dims, dynamic));
-    }
-    let Some((length, length_dynamic)) = length else {
-        return;
     };
     let params = cx.param_shapes(callee);
     let hint = "the scan computation takes one slice per input, then the carries";
@@ -1019,36 +766,12 @@ fn check_scan(cx: &mut Checker, instr: Instr) {
     let Some(root) = cx.root_shape(callee) else {
         return;
     };
-    let stack = |cx: &Checker, shape: Shape| -> Option<Expected> {
-        let array = cx.array(shape)?;
-        let d = usize::try_from(dimension).ok()?.min(array.rank());
-        let mut dims = array.dims.to_vec();
-        let mut dynamic: Vec<bool> = (0..array.rank()).map(|i| array.is_dynamic(i)).collect();
-        dims.insert(d, length);
-        dynamic.insert(d, length_dynamic);
-        Some(Expected::dynamic_array(array.elem, dims, dynamic))
-    };
-    let expected = match cx.tuple(root) {
-        Some(elements) => {
-            let outputs = elements.len().saturating_sub(carries);
-            let mut expected = Vec::with_capacity(elements.len());
-            for (i, &element) in elements.iter().enumerate() {
-                if i < outputs {
-                    let Some(stacked) = stack(cx, element) else {
-                        return;
-                    };
-                    expected.push(stacked);
-                } else {
-                    expected.push(Expected::Existing(element));
-                }
-            }
-            Expected::Tuple(expected)
-        }
-        None if carries > 0 => Expected::Existing(root),
-        None => match stack(cx, root) {
-            Some(stacked) => stacked,
-            None => return,
-        },
-    };
-    cx.expect_shape(rule, instr, &expected);
+    let inferred = infer::reduce::scan(
+        &cx.m.shapes,
+        &operand_shapes,
+        scan.num_carries,
+        scan.dimension,
+        Some(root),
+    );
+    expect_inferred(cx, rule, instr, inferred);
 }
