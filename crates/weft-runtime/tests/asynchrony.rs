@@ -124,9 +124,12 @@ fn assert_overlapped_in(
         );
         // The device waited only for what was still in flight (the
         // instructions in between take microseconds, so nearly all of it).
+        // Wall-clock figures on a loaded machine wobble by a few
+        // milliseconds: 1 ms plus 2% of the communication is the noise.
         let figures = timeline.figures();
+        let noise = Duration::from_millis(1) + figures.communication.mul_f64(0.02);
         assert!(
-            figures.exposed <= figures.communication + Duration::from_millis(1),
+            figures.exposed <= figures.communication + noise,
             "device {device}: {:?} exposed of {:?} communication",
             figures.exposed,
             figures.communication
