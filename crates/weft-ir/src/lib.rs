@@ -9,7 +9,7 @@
 //! (`async-start` → `async-update`* → `async-done` around a wrapped computation,
 //! with late binding); `<op>-start` sugar is a text concern only, and async chains
 //! are derived ([`async_chain`]), never stored as links. Passes change a module
-//! through an [`Editor`](edit::Editor), which keeps body, schedule and the users
+//! through an [`Editor`], which keeps body, schedule and the users
 //! of every instruction in step; a module's [`Phase`] only moves forward.
 //!
 //! ```

@@ -8,7 +8,7 @@
 //! from the while's backend config instead.
 //!
 //! **Algorithm.** For every while loop whose induction variable
-//! [`while_loop`](crate::analysis::while_loop) finds, the while's
+//! [`crate::analysis::while_loop`] finds, the while's
 //! `backend_config` becomes XLA's `WhileLoopBackendConfig`:
 //! - `known_induction_variable.tuple_index`: the variable's element;
 //! - when the variable walks a constant range `min, min + step, …, max`
