@@ -8,7 +8,9 @@
 //! in-place `collective-permute-start` writes into its output operand, and
 //! the module's `input_output_alias` makes an entry output share a
 //! parameter's storage. Sharing is transitive, so buffers are the classes of
-//! a union-find over values.
+//! a union-find over values. A `buffer_donor` only *allows* an output to
+//! reuse a parameter's storage (buffer assignment decides, as in XLA), so it
+//! shares nothing here.
 //!
 //! A buffer's size is its largest value's: an array's bytes, a tuple's index
 //! table (8 bytes per element, as XLA counts pointers), nothing for tokens.

@@ -17,7 +17,10 @@
 //!   `i` (a forwarded value, not a new definition) and so is the wrapped
 //!   computation's parameter `i`; its output element `{1}` is the wrapped
 //!   computation's root, and the `async-done` is that element; updates pass
-//!   everything on; the context elements `{2…}` are the start's own. The
+//!   everything on but what they bind late — an operand element beyond those
+//!   bound before is the update's own operand, an output bound there (`()`
+//!   before) is the wrapped root, as it is at a done that binds it; the
+//!   context elements `{2…}` are the start's own. The
 //!   first-class pairs likewise: `all-gather-start{0}` and
 //!   `collective-permute-start{0}` are their operands, `copy-start{1}` its
 //!   source, `send{0}` its data, and each done is the element the start
@@ -271,6 +274,23 @@ fn parameter_feeds(module: &Module, graph: &CallGraph) -> FxHashMap<(Comp, i64),
             }
         }
     }
+    // Operands bound late: a wrapped computation's parameter is fed by
+    // every update of its chains too (at the elements the update binds).
+    for instr in module.all_instrs() {
+        if module.instr(instr).opcode != Opcode::AsyncUpdate {
+            continue;
+        }
+        let Some(wrapped) = wrapped_computation(module, instr) else {
+            continue;
+        };
+        for number in 0..module.comp(wrapped).params().len() as i64 {
+            let sources = feeds.entry((wrapped, number)).or_default();
+            let source = (instr, vec![0, number]);
+            if !sources.contains(&source) {
+                sources.push(source);
+            }
+        }
+    }
     feeds
 }
 
@@ -345,8 +365,17 @@ fn sources(
             }
             _ => None,
         },
-        Opcode::AsyncUpdate => operand(0, index.to_vec()),
-        Opcode::AsyncDone => operand(0, under(&[1], index)),
+        Opcode::AsyncUpdate => late_bound_update(module, instr, index),
+        Opcode::AsyncDone => {
+            // An output still unbound (`()` at `{1}`) is bound by the done:
+            // it is the wrapped computation's root.
+            if output_unbound(module, data.operands[0]) {
+                let wrapped = wrapped_computation(module, instr)?;
+                Some(root_of(wrapped, index.to_vec()).into_iter().collect())
+            } else {
+                operand(0, under(&[1], index))
+            }
+        }
         Opcode::AllGatherStart | Opcode::CollectivePermuteStart => match index {
             [0, rest @ ..] if data.operands.len() == 1 => operand(0, rest.to_vec()),
             [0, operand_number, rest @ ..]
@@ -374,6 +403,60 @@ fn sources(
         },
         _ => None,
     }
+}
+
+/// Where an `async-update`'s values come from. It passes its chain's value
+/// on, except what it binds late: an operand element `{0,i}` beyond those
+/// bound before it is its own operand `1 + (i - bound before)`, and an
+/// output bound here (`()` before) is the wrapped computation's root. An
+/// operand tuple that grew is a new index table.
+fn late_bound_update(module: &Module, update: Instr, index: &[i64]) -> Option<Sources> {
+    let data = module.instr(update);
+    let chain = *data.operands.first()?;
+    let bound_before = module
+        .shapes
+        .subshape(module.shape_of(chain), &[0])
+        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::len))
+        .unwrap_or(0) as i64;
+    let bound_now = module
+        .shapes
+        .subshape(module.shape_of(update), &[0])
+        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::len))
+        .unwrap_or(0) as i64;
+    let from_chain = |at: ShapeIndex| Some(vec![(chain, at)]);
+    match index {
+        [] | [0] if bound_now != bound_before => None,
+        [0, element, rest @ ..] if *element >= bound_before => {
+            let own = 1 + (element - bound_before) as usize;
+            data.operands.get(own).map(|&o| vec![(o, rest.to_vec())])
+        }
+        [1, rest @ ..] if output_unbound(module, chain) && !output_unbound(module, update) => {
+            let wrapped = wrapped_computation(module, update)?;
+            Some(
+                module
+                    .comp(wrapped)
+                    .root()
+                    .map(|r| (r, rest.to_vec()))
+                    .into_iter()
+                    .collect(),
+            )
+        }
+        _ => from_chain(index.to_vec()),
+    }
+}
+
+/// Whether the async value `instr` has no output bound yet (`()` at `{1}`).
+fn output_unbound(module: &Module, instr: Instr) -> bool {
+    module
+        .shapes
+        .subshape(module.shape_of(instr), &[1])
+        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::is_empty))
+        .unwrap_or(false)
+}
+
+/// The computation the async chain of `instr` wraps.
+fn wrapped_computation(module: &Module, instr: Instr) -> Option<Comp> {
+    weft_ir::async_chain::ChainTracer::new(module).wrapped_computation(instr)
 }
 
 /// A collective-permute(-start) in XLA's in-place form (four operands,
@@ -412,6 +495,27 @@ mod tests {
         assert_eq!(describe("start", &[1]), ["%n{}"]);
         assert_eq!(describe("done", &[]), ["%n{}"]);
         assert_eq!(describe("start", &[2]), ["%start{2}"]);
+    }
+
+    #[test]
+    fn late_bound_operands_and_outputs_flow_from_where_they_are_bound() {
+        let module = weft_ir::text::parse(
+            "HloModule m\n\n%foo (p0: f32[], p1: f32[]) -> f32[] {\n  %p0 = f32[] parameter(0)\n  %p1 = f32[] parameter(1)\n  ROOT %add = f32[] add(%p0, %p1)\n}\n\nENTRY %main (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  %start = ((f32[]), (), s32[]) call-start(%a), to_apply=%foo\n  %update = ((f32[], f32[]), f32[], s32[]) call-update(%start, %b)\n  ROOT %done = f32[] call-done(%update)\n}\n",
+        )
+        .expect("parses");
+        let flow = Dataflow::of(&module);
+        let describe = |instr: &str, index: &[i64]| -> Vec<String> {
+            flow.value_set(find(&module, instr), index)
+                .iter()
+                .map(|&v| flow.describe(&module, v))
+                .collect()
+        };
+        assert_eq!(describe("update", &[0, 0]), ["%a{}"]);
+        assert_eq!(describe("update", &[0, 1]), ["%b{}"]);
+        assert_eq!(describe("p1", &[]), ["%b{}"]);
+        assert_eq!(describe("p0", &[]), ["%a{}"]);
+        assert_eq!(describe("update", &[1]), ["%add{}"]);
+        assert_eq!(describe("done", &[]), ["%add{}"]);
     }
 
     #[test]
