@@ -8,7 +8,8 @@
 //! collective with a channel runs where SPMD partitioning did not make it
 //! (XLA's `use_spmd_partitioning`, off for a module read from text); or when a
 //! computation it calls has an instruction with one (a while loop around a
-//! send, an async-start around a collective with a channel).
+//! send, an async-start around a collective with a channel — and that
+//! start's updates and done, which finish it).
 
 use rustc_hash::FxHashMap;
 use weft_ir::attrs::Attrs;
@@ -39,14 +40,20 @@ impl SideEffects {
         effects
     }
 
-    /// Whether `instr` has a side effect (itself, or in what it calls).
+    /// Whether `instr` has a side effect (itself, or in what it calls). An
+    /// async-update or async-done has its chain's: the wrapped
+    /// computation's, whether or not it names it (a start whose done went
+    /// would be left unfinished).
     pub fn instruction(&self, module: &Module, instr: Instr) -> bool {
-        own_side_effect(module, instr)
-            || module
-                .instr(instr)
-                .callees
-                .iter()
-                .any(|callee| self.computations.get(callee).copied().unwrap_or(false))
+        let data = module.instr(instr);
+        let calls_effect = |callee: &Comp| self.computations.get(callee).copied().unwrap_or(false);
+        if own_side_effect(module, instr) || data.callees.iter().any(calls_effect) {
+            return true;
+        }
+        matches!(data.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
+            && weft_ir::async_chain::ChainTracer::new(module)
+                .wrapped_computation(instr)
+                .is_some_and(|wrapped| calls_effect(&wrapped))
     }
 }
 
