@@ -413,16 +413,8 @@ fn sources(
 fn late_bound_update(module: &Module, update: Instr, index: &[i64]) -> Option<Sources> {
     let data = module.instr(update);
     let chain = *data.operands.first()?;
-    let bound_before = module
-        .shapes
-        .subshape(module.shape_of(chain), &[0])
-        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::len))
-        .unwrap_or(0) as i64;
-    let bound_now = module
-        .shapes
-        .subshape(module.shape_of(update), &[0])
-        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::len))
-        .unwrap_or(0) as i64;
+    let bound_before = operands_bound(module, chain);
+    let bound_now = operands_bound(module, update);
     let from_chain = |at: ShapeIndex| Some(vec![(chain, at)]);
     match index {
         [] | [0] if bound_now != bound_before => None,
@@ -445,13 +437,21 @@ fn late_bound_update(module: &Module, update: Instr, index: &[i64]) -> Option<So
     }
 }
 
+/// How many elements the tuple at `element` of the async value `instr`
+/// has (`None` when it is not a tuple).
+fn tuple_arity(module: &Module, instr: Instr, element: i64) -> Option<usize> {
+    let shape = module.shapes.subshape(module.shape_of(instr), &[element])?;
+    module.shapes.tuple_elements(shape).map(<[_]>::len)
+}
+
+/// How many operands the async value `instr` has bound (`{0}`'s arity).
+fn operands_bound(module: &Module, instr: Instr) -> i64 {
+    tuple_arity(module, instr, 0).unwrap_or(0) as i64
+}
+
 /// Whether the async value `instr` has no output bound yet (`()` at `{1}`).
 fn output_unbound(module: &Module, instr: Instr) -> bool {
-    module
-        .shapes
-        .subshape(module.shape_of(instr), &[1])
-        .and_then(|s| module.shapes.tuple_elements(s).map(<[_]>::is_empty))
-        .unwrap_or(false)
+    tuple_arity(module, instr, 1) == Some(0)
 }
 
 /// The computation the async chain of `instr` wraps.
@@ -469,13 +469,7 @@ pub(crate) fn is_in_place_permute(data: &weft_ir::InstrData) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn find(module: &Module, name: &str) -> Instr {
-        module
-            .all_instrs()
-            .find(|&i| module.instr(i).name == name)
-            .expect("named")
-    }
+    use crate::analysis::test_support::value_names;
 
     #[test]
     fn async_operands_are_forwarded_and_the_done_is_the_output() {
@@ -484,12 +478,7 @@ mod tests {
         )
         .expect("parses");
         let flow = Dataflow::of(&module);
-        let describe = |instr: &str, index: &[i64]| -> Vec<String> {
-            flow.value_set(find(&module, instr), index)
-                .iter()
-                .map(|&v| flow.describe(&module, v))
-                .collect()
-        };
+        let describe = |instr: &str, index: &[i64]| value_names(&flow, &module, instr, index);
         assert_eq!(describe("start", &[0, 0]), ["%p{}"]);
         assert_eq!(describe("x", &[]), ["%p{}"]);
         assert_eq!(describe("start", &[1]), ["%n{}"]);
@@ -504,12 +493,7 @@ mod tests {
         )
         .expect("parses");
         let flow = Dataflow::of(&module);
-        let describe = |instr: &str, index: &[i64]| -> Vec<String> {
-            flow.value_set(find(&module, instr), index)
-                .iter()
-                .map(|&v| flow.describe(&module, v))
-                .collect()
-        };
+        let describe = |instr: &str, index: &[i64]| value_names(&flow, &module, instr, index);
         assert_eq!(describe("update", &[0, 0]), ["%a{}"]);
         assert_eq!(describe("update", &[0, 1]), ["%b{}"]);
         assert_eq!(describe("p1", &[]), ["%b{}"]);
@@ -526,12 +510,11 @@ mod tests {
         .expect("parses");
         let flow = Dataflow::of(&module);
         for name in ["loop", "b", "c"] {
-            let set: Vec<String> = flow
-                .value_set(find(&module, name), &[])
-                .iter()
-                .map(|&v| flow.describe(&module, v))
-                .collect();
-            assert_eq!(set, ["%next{}", "%zero{}"], "{name}");
+            assert_eq!(
+                value_names(&flow, &module, name, &[]),
+                ["%next{}", "%zero{}"],
+                "{name}"
+            );
         }
     }
 }

@@ -380,19 +380,13 @@ fn loop_span_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::test_support::find;
 
     fn analyse(text: &str) -> (Module, Dataflow, Aliases) {
         let module = weft_ir::text::parse(text).expect("parses");
         let flow = Dataflow::of(&module);
         let aliases = Aliases::of(&module, &flow);
         (module, flow, aliases)
-    }
-
-    fn find(module: &Module, name: &str) -> Instr {
-        module
-            .all_instrs()
-            .find(|&i| module.instr(i).name == name)
-            .expect("named")
     }
 
     #[test]

@@ -29,3 +29,33 @@ pub fn users_in_computation(module: &Module, instr: Instr) -> Vec<Instr> {
         .filter(|&user| module.instr(user).operands.contains(&instr))
         .collect()
 }
+
+/// Helpers the analyses' tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use weft_ir::{Instr, Module};
+
+    use super::dataflow::Dataflow;
+
+    /// The instruction named `name`.
+    pub(crate) fn find(module: &Module, name: &str) -> Instr {
+        module
+            .all_instrs()
+            .find(|&i| module.instr(i).name == name)
+            .expect("named")
+    }
+
+    /// The values the position `index` of the instruction named `name` may
+    /// hold, as the dumps name them.
+    pub(crate) fn value_names(
+        flow: &Dataflow,
+        module: &Module,
+        name: &str,
+        index: &[i64],
+    ) -> Vec<String> {
+        flow.value_set(find(module, name), index)
+            .iter()
+            .map(|&v| flow.describe(module, v))
+            .collect()
+    }
+}

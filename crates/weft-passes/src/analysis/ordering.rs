@@ -120,13 +120,7 @@ impl<'m> Ordering<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn find(module: &Module, name: &str) -> Instr {
-        module
-            .all_instrs()
-            .find(|&i| module.instr(i).name == name)
-            .expect("named")
-    }
+    use crate::analysis::test_support::find;
 
     #[test]
     fn dependencies_order_an_unscheduled_computation() {
