@@ -22,32 +22,73 @@ fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
 }
 
-/// The `--passes` text for an entry's pass and configuration: options by
-/// the config's field names, lists comma-joined.
+/// One option value as `--passes` text: lists comma-joined; an opcode
+/// predicate `{"opcode":[…]}` as the opcode list and `{"not_opcode":[…]}` as
+/// the list with each opcode prefixed by `!`.
+fn option_text(value: &serde_json::Value) -> String {
+    let list = |items: &[serde_json::Value], prefix: &str| {
+        items
+            .iter()
+            .map(|item| match item {
+                serde_json::Value::String(s) => format!("{prefix}{s}"),
+                other => format!("{prefix}{other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match value {
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) => list(items, ""),
+        serde_json::Value::Object(map) => match (map.get("opcode"), map.get("not_opcode")) {
+            (Some(serde_json::Value::Array(items)), None) => list(items, ""),
+            (None, Some(serde_json::Value::Array(items))) => list(items, "!"),
+            _ => value.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// The `--passes` text for one pass and its configuration: options by the
+/// config's field names (a nested `scheduler_config`'s fields given
+/// directly); `prepasses` become the passes before it.
 fn passes_text(pass: &str, config: &serde_json::Map<String, serde_json::Value>) -> String {
+    let mut pipeline = Vec::new();
+    if let Some(serde_json::Value::Array(prepasses)) = config.get("prepasses") {
+        for prepass in prepasses {
+            match prepass {
+                serde_json::Value::String(name) => pipeline.push(name.clone()),
+                serde_json::Value::Object(options) => {
+                    let mut options = options.clone();
+                    let name = options
+                        .remove("pass")
+                        .and_then(|name| name.as_str().map(str::to_string))
+                        .expect("a prepass names its pass");
+                    pipeline.push(passes_text(&name, &options));
+                }
+                other => panic!("a prepass is a name or an object, not {other}"),
+            }
+        }
+    }
     let mut options = Vec::new();
     for (key, value) in config {
-        let text = match value {
-            serde_json::Value::Bool(b) => b.to_string(),
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Array(items) => items
-                .iter()
-                .map(|item| match item {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-            other => other.to_string(),
-        };
-        options.push(format!("{key}={text}"));
+        match (key.as_str(), value) {
+            ("prepasses", _) => {}
+            ("scheduler_config", serde_json::Value::Object(fields)) => {
+                for (field, value) in fields {
+                    options.push(format!("{field}={}", option_text(value)));
+                }
+            }
+            _ => options.push(format!("{key}={}", option_text(value))),
+        }
     }
     if options.is_empty() {
-        pass.to_string()
+        pipeline.push(pass.to_string());
     } else {
-        format!("{pass}{{{}}}", options.join(" "))
+        pipeline.push(format!("{pass}{{{}}}", options.join(" ")));
     }
+    pipeline.join(",")
 }
 
 #[test]

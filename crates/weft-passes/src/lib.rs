@@ -23,6 +23,7 @@ pub mod pass;
 pub mod passes;
 pub mod pipeline;
 pub mod registry;
+pub mod scheduling_annotation;
 pub mod spec;
 
 pub use pass::{Options, Pass, PassError};

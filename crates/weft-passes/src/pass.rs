@@ -71,6 +71,10 @@ pub enum OptionKind {
     Int,
     /// A list of opcode names, comma-separated (possibly empty: `key=`).
     Opcodes,
+    /// A number, possibly fractional (`0.5`, `1e9`).
+    Float,
+    /// One word of a fixed list (`latency_estimator=approximate`).
+    Choice(&'static [&'static str]),
 }
 
 impl OptionKind {
@@ -80,14 +84,18 @@ impl OptionKind {
             OptionKind::Bool => "true|false",
             OptionKind::Int => "N",
             OptionKind::Opcodes => "OPCODE,…",
+            OptionKind::Float => "X",
+            OptionKind::Choice(_) => "WORD",
         }
     }
 
-    fn describe(self) -> &'static str {
+    fn describe(self) -> String {
         match self {
-            OptionKind::Bool => "true or false",
-            OptionKind::Int => "an integer",
-            OptionKind::Opcodes => "a comma-separated list of opcodes",
+            OptionKind::Bool => "true or false".into(),
+            OptionKind::Int => "an integer".into(),
+            OptionKind::Opcodes => "a comma-separated list of opcodes".into(),
+            OptionKind::Float => "a number".into(),
+            OptionKind::Choice(words) => format!("one of {}", words.join(", ")),
         }
     }
 }
@@ -162,6 +170,16 @@ impl Options {
                         return Err(wrong(&given.join(",")));
                     }
                 }
+                OptionKind::Float => {
+                    if given.len() != 1 || !given[0].parse::<f64>().is_ok_and(f64::is_finite) {
+                        return Err(wrong(&given.join(",")));
+                    }
+                }
+                OptionKind::Choice(words) => {
+                    if given.len() != 1 || !words.contains(&given[0].as_str()) {
+                        return Err(wrong(&given.join(",")));
+                    }
+                }
                 OptionKind::Opcodes => {
                     if let Some(bad) = given.iter().find(|name| Opcode::from_name(name).is_none()) {
                         return Err(PassError::new(format!(
@@ -199,6 +217,21 @@ impl Options {
             .unwrap_or(default)
     }
 
+    /// The number option `key`, or `default`.
+    pub fn float(&self, key: &str, default: f64) -> f64 {
+        self.get(key)
+            .and_then(|values| values.first())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// The word option `key` (a [`OptionKind::Choice`]), or `default`.
+    pub fn word<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
+        self.get(key)
+            .and_then(|values| values.first())
+            .map_or(default, String::as_str)
+    }
+
     /// The opcode-list option `key`, or `None` when it is not given.
     pub fn opcodes(&self, key: &str) -> Option<Vec<Opcode>> {
         self.get(key).map(|values| {
@@ -233,6 +266,18 @@ mod tests {
             default: "",
             doc: "",
         },
+        OptionSpec {
+            name: "ratio",
+            kind: OptionKind::Float,
+            default: "1",
+            doc: "",
+        },
+        OptionSpec {
+            name: "mode",
+            kind: OptionKind::Choice(&["fast", "slow"]),
+            default: "fast",
+            doc: "",
+        },
     ];
 
     fn pairs(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
@@ -255,13 +300,32 @@ mod tests {
             options.opcodes("convert"),
             Some(vec![Opcode::AllReduce, Opcode::AllGather])
         );
+        let options = Options::checked(
+            "p",
+            pairs(&[("ratio", &["0.25"]), ("mode", &["slow"])]),
+            SPECS,
+        )
+        .unwrap();
+        assert_eq!(options.float("ratio", 1.0), 0.25);
+        assert_eq!(options.word("mode", "fast"), "slow");
+        assert_eq!(Options::none().word("mode", "fast"), "fast");
     }
 
     #[test]
     fn wrong_options_name_what_is_accepted() {
         let error = Options::checked("p", pairs(&[("limt", &["3"])]), SPECS).unwrap_err();
         assert_eq!(error.message, "p has no option 'limt'");
-        assert_eq!(error.hint.as_deref(), Some("p takes: flag, limit, convert"));
+        assert_eq!(
+            error.hint.as_deref(),
+            Some("p takes: flag, limit, convert, ratio, mode")
+        );
+        let error = Options::checked("p", pairs(&[("mode", &["medium"])]), SPECS).unwrap_err();
+        assert_eq!(
+            error.message,
+            "p's option 'mode' takes one of fast, slow, not 'medium'"
+        );
+        let error = Options::checked("p", pairs(&[("ratio", &["inf"])]), SPECS).unwrap_err();
+        assert_eq!(error.message, "p's option 'ratio' takes a number, not 'inf'");
         let error = Options::checked("p", pairs(&[("limit", &["x"])]), SPECS).unwrap_err();
         assert_eq!(
             error.message,
