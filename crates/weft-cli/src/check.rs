@@ -45,6 +45,7 @@ struct Reported {
 pub fn run(args: &CheckArgs) -> ExitCode {
     let options = VerifyOptions {
         layout_sensitive: args.layout_sensitive,
+        ..VerifyOptions::default()
     };
     let mut all_clean = true;
     for path in &args.files {

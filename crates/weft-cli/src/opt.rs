@@ -134,8 +134,8 @@ pub fn run(args: &OptArgs) -> ExitCode {
     // valid module. With no passes nothing runs, and `weft opt` costs what
     // `weft fmt` does (`weft check` verifies).
     let verify_input = !pipeline_is_empty(&args.passes) || args.verify_each;
-    let mut module = match load(&source, format, verify_input, args.threads) {
-        Ok(module) => module,
+    let (mut module, verify_options) = match load(&source, format, verify_input, args.threads) {
+        Ok(loaded) => loaded,
         Err(code) => return code,
     };
     if let Some(replicas) = args.replica_count {
@@ -147,6 +147,7 @@ pub fn run(args: &OptArgs) -> ExitCode {
     let pipeline = Pipeline::new(passes);
     let options = PipelineOptions {
         verify_each: args.verify_each,
+        verify: verify_options,
         dump_after,
         dump_dir: args.dump_dir.clone(),
     };
@@ -230,12 +231,18 @@ fn pipeline_is_empty(passes: &str) -> bool {
 /// runs — and verifies it when `verify`. HLO is parsed as `weft fmt` parses
 /// it (on `threads` threads); only a module that fails to verify is read
 /// again with its source map, to locate the errors.
+///
+/// A module whose only fault is that its devices' collectives could
+/// deadlock (R14) is well formed: passes may still transform it, as XLA's
+/// would. It is reported as a warning, and the pipeline then verifies
+/// without that rule (the verify options returned say so).
 fn load(
     source: &input::Source,
     format: InputFormat,
     verify: bool,
     threads: Option<u16>,
-) -> Result<weft_ir::Module, ExitCode> {
+) -> Result<(weft_ir::Module, weft_ir::verify::VerifyOptions), ExitCode> {
+    let mut options = weft_ir::verify::VerifyOptions::default();
     match format {
         InputFormat::Hlo => {
             let threads = crate::fmt::parse_threads(threads);
@@ -243,23 +250,42 @@ fn load(
                 tell_text!("{}", d.render(&source.name, &source.text));
                 ExitCode::FAILURE
             })?;
-            if verify && weft_ir::verify(&module).is_err() {
-                let options = weft_ir::verify::VerifyOptions::default();
+            if !verify {
+                return Ok((module, options));
+            }
+            if let Err(errors) = weft_ir::verify(&module) {
+                let only_deadlocks = errors
+                    .iter()
+                    .all(|error| error.rule == weft_ir::verify::Rule::AsyncDeadlock);
                 if let Err(error) = weft_ir::load::load(&source.text, &options) {
-                    tell_text!("{}", error.render(&source.name, &source.text));
+                    let rendered = error.render(&source.name, &source.text);
+                    if only_deadlocks {
+                        tell_text!("{}", rendered.replacen("error", "warning", 1));
+                    } else {
+                        tell_text!("{}", rendered);
+                    }
+                }
+                if !only_deadlocks {
+                    tell!(
+                        "error: {}: the module does not verify; no pass ran",
+                        source.name
+                    );
+                    return Err(ExitCode::FAILURE);
                 }
                 tell!(
-                    "error: {}: the module does not verify; no pass ran",
+                    "warning: {}: the devices' collectives could deadlock (R14); the passes run, and their results are not checked for deadlocks",
                     source.name
                 );
-                return Err(ExitCode::FAILURE);
+                options.collective_deadlocks = false;
             }
-            Ok(module)
+            Ok((module, options))
         }
-        InputFormat::Mlir => weft_stablehlo::load::load(&source.text, None).map_err(|error| {
-            tell_text!("{}", error.render(&source.name, &source.text));
-            ExitCode::FAILURE
-        }),
+        InputFormat::Mlir => weft_stablehlo::load::load(&source.text, None)
+            .map(|module| (module, options))
+            .map_err(|error| {
+                tell_text!("{}", error.render(&source.name, &source.text));
+                ExitCode::FAILURE
+            }),
     }
 }
 

@@ -33,6 +33,8 @@ pub enum DumpAfter {
 pub struct PipelineOptions {
     /// Verify after every pass (debug builds always do).
     pub verify_each: bool,
+    /// How strictly to verify.
+    pub verify: weft_ir::verify::VerifyOptions,
     /// Which passes to write the module after.
     pub dump_after: DumpAfter,
     /// Where the dumps go: `NN.<pass>.hlo`, numbered from 1 in pipeline
@@ -181,10 +183,12 @@ impl Pipeline {
             }
             let verification = if verify {
                 let started = Instant::now();
-                weft_ir::verify(module).map_err(|errors| PipelineError::BrokeModule {
-                    pass: pass.name(),
-                    index,
-                    errors,
+                weft_ir::verify::verify_with(module, &options.verify).map_err(|errors| {
+                    PipelineError::BrokeModule {
+                        pass: pass.name(),
+                        index,
+                        errors,
+                    }
                 })?;
                 Some(started.elapsed())
             } else {

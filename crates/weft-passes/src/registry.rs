@@ -51,6 +51,12 @@ static PASSES: &[PassInfo] = &[
         make: passes::flatten_call_graph::make,
     },
     PassInfo {
+        name: passes::latency_hiding_scheduler::NAME,
+        summary: "reorders each computation's schedule so async collectives overlap compute (XLA's list scheduler, its estimators and config)",
+        options: passes::latency_hiding_scheduler::OPTIONS,
+        make: passes::latency_hiding_scheduler::make,
+    },
+    PassInfo {
         name: passes::tuple_simplifier::NAME,
         summary: "folds get-tuple-element of a tuple into the element, and a tuple of every element of one value into the value",
         options: passes::tuple_simplifier::OPTIONS,

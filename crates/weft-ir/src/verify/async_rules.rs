@@ -61,7 +61,9 @@ pub(super) fn check(cx: &mut Checker) {
     check_async_computations(cx, &async_ops);
     buffers::check(cx);
     check_caller_threads(cx);
-    collective_deadlock::check(cx);
+    if cx.options.collective_deadlocks {
+        collective_deadlock::check(cx);
+    }
 }
 
 /// The users of the async values (and first-class starts) of the module,

@@ -39,12 +39,26 @@ pub use error::{Rule, VerifyError};
 use crate::module::Module;
 use checker::Checker;
 
-/// How strictly shapes are compared.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How strictly a module is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VerifyOptions {
     /// Compare layouts too (XLA's `layout_sensitive`). Off by default, as for
     /// modules straight from text: shapes then only need to be compatible.
     pub layout_sensitive: bool,
+    /// Check that the devices' collectives cannot deadlock (R14). On by
+    /// default; a compiler pipeline given a module that already fails it
+    /// turns it off, since a well-formed module may still be one no device
+    /// could run to the end.
+    pub collective_deadlocks: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> VerifyOptions {
+        VerifyOptions {
+            layout_sensitive: false,
+            collective_deadlocks: true,
+        }
+    }
 }
 
 /// Verifies `module` with the default options.

@@ -1,0 +1,233 @@
+//! The scheduler on small modules: what it must move, what it must not.
+
+use weft_ir::Module;
+
+use super::{SchedulerConfig, latency_hiding_scheduler};
+use crate::pass::Options;
+
+fn parse(text: &str) -> Module {
+    let module = weft_ir::text::parse(text).expect("parses");
+    weft_ir::verify(&module).expect("verifies");
+    module
+}
+
+fn options(pairs: &[(&str, &str)]) -> SchedulerConfig {
+    let values = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), vec![v.to_string()]))
+        .collect();
+    SchedulerConfig::from_options(&Options::checked("lhs", values, super::OPTIONS).expect("valid"))
+}
+
+/// The entry's sequence, by name, after scheduling under `config`.
+fn schedule(text: &str, config: &SchedulerConfig) -> Vec<String> {
+    let mut module = parse(text);
+    latency_hiding_scheduler(&mut module, config).expect("schedules");
+    weft_ir::verify(&module).expect("still verifies");
+    let entry = module.entry().unwrap();
+    module
+        .schedule()
+        .sequence(entry)
+        .unwrap()
+        .iter()
+        .map(|&i| module.instr(i).name.to_string())
+        .collect()
+}
+
+fn at(sequence: &[String], name: &str) -> usize {
+    sequence
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("{name} in {sequence:?}"))
+}
+
+const OVERLAP: &str = "HloModule m, is_scheduled=true
+
+ENTRY e {
+  p = f32[8,128] parameter(0)
+  x = f32[16,64,256] parameter(1)
+  y = f32[16,64,256] parameter(2)
+  ags = (f32[8,128], f32[16,128]) all-gather-start(p), replica_groups={{0,1}}, dimensions={0}
+  agd = f32[16,128] all-gather-done(ags)
+  c = f32[16,256,256] convolution(x, y), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb
+  ROOT t = (f32[16,128], f32[16,256,256]) tuple(agd, c)
+}
+";
+
+#[test]
+fn a_collective_is_spread_around_independent_compute() {
+    let sequence = schedule(OVERLAP, &SchedulerConfig::default());
+    assert!(at(&sequence, "ags") < at(&sequence, "c"), "{sequence:?}");
+    assert!(at(&sequence, "c") < at(&sequence, "agd"), "{sequence:?}");
+}
+
+#[test]
+fn top_down_scheduling_overlaps_too() {
+    let config = options(&[("top_down_scheduling", "true")]);
+    let sequence = schedule(OVERLAP, &config);
+    assert!(at(&sequence, "ags") < at(&sequence, "c"), "{sequence:?}");
+    assert!(at(&sequence, "c") < at(&sequence, "agd"), "{sequence:?}");
+}
+
+const TWO_GATHERS: &str = "HloModule m, is_scheduled=true
+
+ENTRY e {
+  p = f32[8,128] parameter(0)
+  q = f32[8,128] parameter(1)
+  x = f32[16,64,256] parameter(2)
+  ags0 = (f32[8,128], f32[16,128]) all-gather-start(p), replica_groups={{0,1}}, dimensions={0}
+  agd0 = f32[16,128] all-gather-done(ags0)
+  ags1 = (f32[8,128], f32[16,128]) all-gather-start(q), replica_groups={{0,1}}, dimensions={0}
+  agd1 = f32[16,128] all-gather-done(ags1)
+  c = f32[16,256,256] convolution(x, x), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb
+  ROOT t = (f32[16,128], f32[16,128], f32[16,256,256]) tuple(agd0, agd1, c)
+}
+";
+
+fn most_in_flight(sequence: &[String]) -> i32 {
+    let (mut now, mut most) = (0, 0);
+    for name in sequence {
+        if name.starts_with("ags") {
+            now += 1;
+            most = most.max(now);
+        } else if name.starts_with("agd") {
+            now -= 1;
+        }
+    }
+    most
+}
+
+#[test]
+fn the_overlap_limit_bounds_collectives_in_flight() {
+    let one = schedule(TWO_GATHERS, &SchedulerConfig::default());
+    assert_eq!(most_in_flight(&one), 1, "{one:?}");
+    let two = schedule(TWO_GATHERS, &options(&[("all_gather_overlap_limit", "2")]));
+    assert_eq!(most_in_flight(&two), 2, "{two:?}");
+}
+
+#[test]
+fn control_edges_are_kept() {
+    // The control edge forbids the overlap the scheduler would otherwise make.
+    let text = OVERLAP.replace(
+        "dim_labels=0fb_0io->0fb\n",
+        "dim_labels=0fb_0io->0fb, control-predecessors={agd}\n",
+    );
+    let sequence = schedule(&text, &SchedulerConfig::default());
+    assert!(at(&sequence, "agd") < at(&sequence, "c"), "{sequence:?}");
+}
+
+#[test]
+fn a_scheduling_group_is_placed_as_one() {
+    // Two convolutions; the group says the gather overlaps `c1`, not `c0`.
+    let text = "HloModule m, is_scheduled=true
+
+ENTRY e {
+  p = f32[8,128] parameter(0)
+  x = f32[16,64,256] parameter(1)
+  ags = (f32[8,128], f32[16,128]) all-gather-start(p), replica_groups={{0,1}}, dimensions={0}, frontend_attributes={_scheduling_group_id=\"1\"}
+  agd = f32[16,128] all-gather-done(ags), frontend_attributes={_scheduling_group_id=\"1\"}
+  c0 = f32[16,256,256] convolution(x, x), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb
+  c1 = f32[16,256,256] convolution(x, x), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb, frontend_attributes={_scheduling_group_id=\"1\"}
+  ROOT t = (f32[16,128], f32[16,256,256], f32[16,256,256]) tuple(agd, c0, c1)
+}
+";
+    let sequence = schedule(text, &SchedulerConfig::default());
+    let (start, done) = (at(&sequence, "ags"), at(&sequence, "agd"));
+    assert!(
+        start < at(&sequence, "c1") && at(&sequence, "c1") < done,
+        "{sequence:?}"
+    );
+    let c0 = at(&sequence, "c0");
+    assert!(c0 < start || c0 > done, "{sequence:?}");
+}
+
+#[test]
+fn an_unscheduled_module_is_refused_with_a_hint() {
+    let mut module = parse(&OVERLAP.replace(", is_scheduled=true", ""));
+    let error = latency_hiding_scheduler(&mut module, &SchedulerConfig::default()).unwrap_err();
+    assert_eq!(error.message, "the module is not scheduled");
+    assert!(error.hint.unwrap().contains("hlo-memory-scheduler"));
+}
+
+#[test]
+fn a_module_without_async_ops_is_left_alone() {
+    let text = "HloModule m, is_scheduled=true
+
+ENTRY e {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+";
+    let mut module = parse(text);
+    let outcome = latency_hiding_scheduler(&mut module, &SchedulerConfig::default()).unwrap();
+    assert!(outcome.is_none());
+}
+
+#[test]
+fn every_async_op_says_why_it_is_where_it_is() {
+    let mut module = parse(OVERLAP);
+    let report = latency_hiding_scheduler(&mut module, &SchedulerConfig::default())
+        .unwrap()
+        .unwrap();
+    let (_, placements) = &report.computations[0];
+    let reason = |name: &str| {
+        placements
+            .iter()
+            .find(|p| module.instr(p.instr).name == name)
+            .map(|p| p.reason)
+            .unwrap()
+    };
+    // Bottom-up, the done goes first (as late as possible in the program).
+    assert_eq!(reason("agd"), "kScheduleDone");
+    assert!(report.peak_bytes > 0);
+}
+
+#[test]
+fn a_buffer_reader_stays_ahead_of_the_transfer_that_overwrites_it() {
+    // The permute's result becomes the next iteration's first element: the
+    // buffer `m` reads. Its start, which would otherwise go as early as its
+    // operand allows, must wait until `m` has read.
+    let text = "HloModule m, is_scheduled=true
+
+cond {
+  s = (f32[8], f32[8], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=2
+  k = s32[] constant(4)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+
+body {
+  s = (f32[8], f32[8], s32[]) parameter(0)
+  v = f32[8] get-tuple-element(s), index=0
+  u = f32[8] get-tuple-element(s), index=1
+  i = s32[] get-tuple-element(s), index=2
+  n = f32[8] negate(u)
+  m = f32[8] abs(v)
+  cps = (f32[8], f32[8]) collective-permute-start(n), source_target_pairs={{0,1},{1,0}}
+  cpd = f32[8] collective-permute-done(cps)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (f32[8], f32[8], s32[]) tuple(cpd, m, j)
+}
+
+ENTRY e {
+  p = f32[8] parameter(0)
+  z = s32[] constant(0)
+  t = (f32[8], f32[8], s32[]) tuple(p, p, z)
+  w = (f32[8], f32[8], s32[]) while(t), condition=cond, body=body
+  ROOT g = f32[8] get-tuple-element(w), index=0
+}
+";
+    let mut module = parse(text);
+    latency_hiding_scheduler(&mut module, &SchedulerConfig::default()).unwrap();
+    weft_ir::verify(&module).unwrap();
+    let body = module.comp_by_name("body").unwrap();
+    let sequence: Vec<String> = module
+        .schedule()
+        .sequence(body)
+        .unwrap()
+        .iter()
+        .map(|&i| module.instr(i).name.to_string())
+        .collect();
+    assert!(at(&sequence, "m") < at(&sequence, "cps"), "{sequence:?}");
+}
