@@ -38,6 +38,7 @@ pub mod opcode;
 pub mod operands;
 pub mod order;
 pub mod partitioner;
+pub mod pinned_order;
 pub mod shape;
 pub mod shape_util;
 pub mod size;

@@ -1,8 +1,12 @@
 //! The schedule of a scheduled module: each sequence lists every live
-//! instruction of its computation exactly once, and each instruction comes after
-//! its operands and control predecessors.
+//! instruction of its computation exactly once, each instruction comes after
+//! its operands (an optimization barrier's users after the barrier, named as
+//! such) and control predecessors, and a pinned computation keeps its written
+//! order ([`crate::pinned_order`]).
 
 use crate::entity::EntityRef;
+use crate::opcode::Opcode;
+use crate::pinned_order;
 use crate::verify::checker::Checker;
 use crate::verify::error::Rule;
 
@@ -92,17 +96,38 @@ pub(super) fn check(cx: &mut Checker) {
                 continue;
             }
             let data = cx.data(instr);
-            let before = data.operands.iter().chain(data.control_predecessors());
-            for &operand in before {
+            for &operand in data.operands.iter() {
                 let operand_at = position[operand.index()];
                 if operand_at != u32::MAX && operand_at > at {
-                    cx.report(
-                        Rule::Schedule,
-                        instr,
+                    let barrier = cx.data(operand).opcode == Opcode::OptimizationBarrier;
+                    let message = if barrier {
+                        format!(
+                            "{} is scheduled before the optimization barrier {}, whose result it uses",
+                            cx.name(instr),
+                            cx.name(operand)
+                        )
+                    } else {
                         format!(
                             "{} is scheduled before {}, which it uses",
                             cx.name(instr),
                             cx.name(operand)
+                        )
+                    };
+                    cx.report(Rule::Schedule, instr, message).with_hint(
+                        "in a scheduled module, operands and control predecessors run first",
+                    );
+                }
+            }
+            for &predecessor in data.control_predecessors() {
+                let predecessor_at = position[predecessor.index()];
+                if predecessor_at != u32::MAX && predecessor_at > at {
+                    cx.report(
+                        Rule::Schedule,
+                        instr,
+                        format!(
+                            "{} is scheduled before its control predecessor {}",
+                            cx.name(instr),
+                            cx.name(predecessor)
                         ),
                     )
                     .with_hint(
@@ -110,6 +135,35 @@ pub(super) fn check(cx: &mut Checker) {
                     );
                 }
             }
+        }
+        if pinned_order::is_pinned(m, comp) {
+            check_pinned(cx, comp, &position);
+        }
+    }
+}
+
+/// A pinned computation's sequence keeps its written order.
+fn check_pinned(cx: &mut Checker, comp: crate::module::Comp, position: &[u32]) {
+    let m = cx.m;
+    let pinned = pinned_order::pinned_instructions(m, comp);
+    for pair in pinned.windows(2) {
+        let (first, second) = (pair[0], pair[1]);
+        let (first_at, second_at) = (position[first.index()], position[second.index()]);
+        if first_at != u32::MAX && second_at != u32::MAX && second_at < first_at {
+            let name = &m.comps[comp].name;
+            cx.report(
+                Rule::Schedule,
+                second,
+                format!(
+                    "{} is scheduled before {}, but %{name} pins its written order ({}=\"true\"), which puts {} first",
+                    cx.name(second),
+                    cx.name(first),
+                    pinned_order::ATTRIBUTE,
+                    cx.name(first)
+                ),
+            )
+            .with_hint("schedule the pinned computation in its written order; only async pairs written back to back may move");
+            return;
         }
     }
 }

@@ -93,6 +93,9 @@ pub struct SchedulerConfig {
     pub top_down_scheduling: bool,
     /// Prefer async starts (bottom-up) or dones (top-down) last among equals.
     pub enable_schedule_by_structure: bool,
+    /// Keep every computation's written order (beyond XLA; a computation
+    /// can also ask for it itself, see `weft_ir::pinned_order`).
+    pub pin_written_order: bool,
     /// The latency estimator.
     pub estimator: EstimatorKind,
 }
@@ -134,6 +137,7 @@ impl Default for SchedulerConfig {
             track_sync_op_resource_usage: false,
             top_down_scheduling: false,
             enable_schedule_by_structure: false,
+            pin_written_order: false,
             estimator: EstimatorKind::Approximate,
         }
     }
@@ -314,6 +318,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         "enable_schedule_by_structure",
         "prefer async starts (bottom-up) or dones (top-down) last among equals",
     ),
+    flag(
+        "pin_written_order",
+        "keep every computation's written order; only async pairs written back to back move (a computation whose root has _weft_pin_order=\"true\" is pinned without it)",
+    ),
 ];
 
 impl SchedulerConfig {
@@ -398,6 +406,7 @@ impl SchedulerConfig {
             track_sync_op_resource_usage: flag("track_sync_op_resource_usage"),
             top_down_scheduling: flag("top_down_scheduling"),
             enable_schedule_by_structure: flag("enable_schedule_by_structure"),
+            pin_written_order: flag("pin_written_order"),
             estimator: match options.word("latency_estimator", "approximate") {
                 "test" => EstimatorKind::Test,
                 _ => EstimatorKind::Approximate,

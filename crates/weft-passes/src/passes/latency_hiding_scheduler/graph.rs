@@ -305,6 +305,7 @@ impl ScheduleGraph {
         inputs: &GraphInputs<'_>,
         tracker: &mut ResourceCounter<'_>,
         top_down: bool,
+        pin: bool,
     ) -> ScheduleGraph {
         let neighbours = Neighbours::of(module, sequence);
         let index: FxHashMap<Instr, NodeId> = sequence
@@ -378,6 +379,9 @@ impl ScheduleGraph {
             top_down,
         };
         graph.add_edges(module, sequence, &neighbours, inputs);
+        if pin {
+            graph.pin_written_order(module, inputs.estimator);
+        }
         for node in 0..graph.nodes.len() {
             graph.update_ready_nodes_if_scheduled(node);
         }
@@ -451,6 +455,28 @@ impl ScheduleGraph {
                     }
                 }
             }
+        }
+    }
+
+    /// Chains the pinned instructions in their written order, so that the
+    /// walk can only choose among what the user left open.
+    fn pin_written_order(&mut self, module: &Module, estimator: &Estimator) {
+        let Some(&first) = self.nodes.first().map(|n| &n.instr) else {
+            return;
+        };
+        let comp = module.parent(first);
+        let pinned: Vec<NodeId> = weft_ir::pinned_order::pinned_instructions(module, comp)
+            .into_iter()
+            .filter_map(|instr| self.index.get(&instr).copied())
+            .collect();
+        for pair in pinned.windows(2) {
+            let (from, to) = (pair[0], pair[1]);
+            if self.nodes[from].successors.iter().any(|e| e.target == to) {
+                continue;
+            }
+            let latency =
+                estimator.latency_between(module, self.nodes[from].instr, self.nodes[to].instr);
+            self.add_edge(from, to, latency);
         }
     }
 

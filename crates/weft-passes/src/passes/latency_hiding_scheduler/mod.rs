@@ -196,12 +196,14 @@ fn schedule_all(
                 dataflow,
                 aliases,
             };
+            let pin = config.pin_written_order || weft_ir::pinned_order::is_pinned(module, comp);
             let mut graph = ScheduleGraph::build(
                 module,
                 &sequence,
                 &graph_inputs,
                 &mut counter,
                 config.top_down_scheduling,
+                pin,
             );
             graph.analyse();
             let inputs = Inputs {

@@ -231,3 +231,48 @@ ENTRY e {
         .collect();
     assert!(at(&sequence, "m") < at(&sequence, "cps"), "{sequence:?}");
 }
+
+const WRITTEN_WINDOW: &str = "HloModule m, is_scheduled=true
+
+ENTRY e {
+  p = f32[8,128] parameter(0)
+  x = f32[16,64,256] parameter(1)
+  ags0 = (f32[8,128], f32[16,128]) all-gather-start(p), replica_groups={{0,1}}, dimensions={0}
+  a = f32[8,128] negate(p)
+  agd0 = f32[16,128] all-gather-done(ags0)
+  c0 = f32[16,256,256] convolution(x, x), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb
+  ags1 = (f32[8,128], f32[16,128]) all-gather-start(a), replica_groups={{0,1}}, dimensions={0}
+  agd1 = f32[16,128] all-gather-done(ags1)
+  c1 = f32[16,256,256] convolution(x, x), window={size=16 stride=15 lhs_dilate=16}, dim_labels=0fb_0io->0fb
+  ROOT t = (f32[16,128], f32[16,128], f32[16,256,256], f32[16,256,256]) tuple(agd0, agd1, c0, c1)
+}
+";
+
+#[test]
+fn a_pinned_computation_keeps_its_written_order_and_moves_only_open_pairs() {
+    let unpinned = schedule(WRITTEN_WINDOW, &SchedulerConfig::default());
+    // Free to choose, the scheduler overlaps the first gather with `c0`.
+    assert!(at(&unpinned, "c0") < at(&unpinned, "agd0"), "{unpinned:?}");
+    for config in [
+        options(&[("pin_written_order", "true")]),
+        SchedulerConfig::default(),
+    ] {
+        let text = if config.pin_written_order {
+            WRITTEN_WINDOW.to_string()
+        } else {
+            WRITTEN_WINDOW.replace(
+                "tuple(agd0, agd1, c0, c1)",
+                "tuple(agd0, agd1, c0, c1), frontend_attributes={_weft_pin_order=\"true\"}",
+            )
+        };
+        let pinned = schedule(&text, &config);
+        // The written window stays as written ...
+        assert!(at(&pinned, "ags0") < at(&pinned, "a"), "{pinned:?}");
+        assert!(at(&pinned, "a") < at(&pinned, "agd0"), "{pinned:?}");
+        assert!(at(&pinned, "agd0") < at(&pinned, "c0"), "{pinned:?}");
+        assert!(at(&pinned, "c0") < at(&pinned, "c1"), "{pinned:?}");
+        // ... and the pair written back to back opens around `c1`.
+        assert!(at(&pinned, "ags1") < at(&pinned, "c1"), "{pinned:?}");
+        assert!(at(&pinned, "c1") < at(&pinned, "agd1"), "{pinned:?}");
+    }
+}
