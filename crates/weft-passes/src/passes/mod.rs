@@ -6,6 +6,7 @@ pub mod call_inliner;
 pub mod convert_async_collectives_to_sync;
 pub mod dce;
 pub mod flatten_call_graph;
+pub mod legalize_scheduling_annotations;
 pub mod tuple_simplifier;
 pub mod while_loop_trip_count_annotator;
 
