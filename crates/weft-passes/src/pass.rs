@@ -349,7 +349,7 @@ mod tests {
         assert_eq!(error.message, "p has no option 'limt'");
         assert_eq!(
             error.hint.as_deref(),
-            Some("p takes: flag, limit, convert, ratio, mode")
+            Some("p takes: flag, limit, convert, ratio, mode, keep")
         );
         let error = Options::checked("p", pairs(&[("mode", &["medium"])]), SPECS).unwrap_err();
         assert_eq!(

@@ -967,3 +967,227 @@ pub(crate) fn make(options: &Options) -> Box<dyn Pass> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::test_support::find;
+
+    /// Runs the pass on `text`: whether it changed the module, and the
+    /// module (which must still verify), or the pass's error message.
+    fn run(text: &str, config: &Config) -> Result<(bool, Module), String> {
+        let mut module = weft_ir::text::parse(text).expect("parses");
+        let changed = legalize(&mut module, config).map_err(|e| e.message)?;
+        weft_ir::verify(&module).expect("verifies");
+        Ok((changed, module))
+    }
+
+    /// The raw annotation of the instruction named `name`.
+    fn annotation_of(module: &Module, name: &str) -> Option<String> {
+        scheduling_annotation::raw(module.instr(find(module, name))).map(str::to_string)
+    }
+
+    fn module(body: &str) -> String {
+        format!(
+            "HloModule m, is_scheduled=true\n\n%add (x: f32[], y: f32[]) -> f32[] {{\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n  ROOT %add = f32[] add(%x, %y)\n}}\n\nENTRY %e (p0: f32[16], p1: f32[16]) -> f32[16] {{\n  %p0 = f32[16] parameter(0)\n  %p1 = f32[16] parameter(1)\n{body}}}\n"
+        )
+    }
+
+    const GROUP_1: &str = "frontend_attributes={_scheduling_group_id=\"1\"}";
+    const PAIRS: &str = "source_target_pairs={{0,1},{1,0}}";
+
+    #[test]
+    fn a_chain_between_two_members_joins_their_group() {
+        let text = module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, {GROUP_1}\n  %b1 = f32[16] negate(%a0)\n  %c1 = f32[16] copy(%b1)\n  ROOT %a1 = f32[16] collective-permute(%c1), {PAIRS}, {GROUP_1}\n"
+        ));
+        let config = Config {
+            keep_sync_annotation: OpcodePredicate::AnyOf(vec![Opcode::CollectivePermute]),
+            ..Config::default()
+        };
+        let (changed, module) = run(&text, &config).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "b1").as_deref(), Some("1"));
+        assert_eq!(annotation_of(&module, "c1").as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn groups_without_an_async_op_and_unkept_lone_members_lose_their_annotations() {
+        let text = module(&format!(
+            "  %n0 = f32[16] negate(%p0), {GROUP_1}\n  %n1 = f32[16] negate(%n0), {GROUP_1}\n  %ar = f32[16] all-reduce(%n1), replica_groups={{}}, to_apply=%add, frontend_attributes={{_scheduling_group_id=\"2\"}}\n  ROOT %n2 = f32[16] negate(%ar), frontend_attributes={{_scheduling_group_id=\"3\"}}\n"
+        ));
+        let config = Config {
+            keep_trivial_sync_annotation: OpcodePredicate::NoneOf(vec![Opcode::Negate]),
+            ..Config::default()
+        };
+        let (changed, module) = run(&text, &config).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "n0"), None);
+        assert_eq!(annotation_of(&module, "n1"), None);
+        assert_eq!(annotation_of(&module, "ar").as_deref(), Some("2"));
+        assert_eq!(annotation_of(&module, "n2"), None);
+    }
+
+    /// A group whose members are joined by a path through an instruction
+    /// outside it (`add` uses both `n` and `a0`).
+    fn with_gap() -> String {
+        module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, {GROUP_1}\n  %n = f32[16] negate(%a0)\n  %sum = f32[16] add(%n, %p1)\n  ROOT %a1 = f32[16] add(%sum, %a0), {GROUP_1}\n"
+        ))
+    }
+
+    #[test]
+    fn a_gap_is_refused_or_deannotated_or_filled() {
+        let error = run(&with_gap(), &Config::default()).err().unwrap();
+        assert!(
+            error.starts_with(
+                "Support for annotation groups with gaps doesn't exist yet, annotation: 1, instr: a1"
+            ),
+            "{error}"
+        );
+        assert!(
+            error.contains("(path: %a0 -> %n -> %sum -> %a1)"),
+            "{error}"
+        );
+
+        let deannotate = Config {
+            deannotate_unsupported_groups: true,
+            ..Config::default()
+        };
+        let (changed, module) = run(&with_gap(), &deannotate).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "a0"), None);
+        assert_eq!(annotation_of(&module, "a1"), None);
+
+        let propagate = Config {
+            propagate_annotation: true,
+            ..Config::default()
+        };
+        let (changed, module) = run(&with_gap(), &propagate).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "n").as_deref(), Some("1"));
+        assert_eq!(annotation_of(&module, "sum").as_deref(), Some("1"));
+
+        let dry_run = Config {
+            check_non_mitigatable_gap_only: true,
+            ..propagate
+        };
+        assert!(!run(&with_gap(), &dry_run).unwrap().0);
+    }
+
+    #[test]
+    fn propagation_follows_control_edges_and_refuses_other_annotations() {
+        let text = module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, {GROUP_1}\n  %n = f32[16] collective-permute(%p1), {PAIRS}, control-predecessors={{%a0}}\n  ROOT %a1 = f32[16] collective-permute(%p1), {PAIRS}, {GROUP_1}, control-predecessors={{%n}}\n"
+        ));
+        let propagate = Config {
+            propagate_annotation: true,
+            ..Config::default()
+        };
+        let (_, module) = run(&text, &propagate).unwrap();
+        assert_eq!(annotation_of(&module, "n").as_deref(), Some("1"));
+
+        // `n` alone in group 7 stays annotated: it is a collective.
+        let taken = text.replace(
+            "control-predecessors={%a0}",
+            "frontend_attributes={_scheduling_group_id=\"7\"}, control-predecessors={%a0}",
+        );
+        let error = run(&taken, &propagate).err().unwrap();
+        assert_eq!(
+            error,
+            "Trying to propagate scheduling annotation 1 to n but it has an existing annotation: 7"
+        );
+    }
+
+    #[test]
+    fn skipping_opt_barriers_follows_the_tuple_slot() {
+        let text = module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, {GROUP_1}\n  %n = f32[16] negate(%a0)\n  %t = (f32[16], f32[16]) tuple(%n, %p1)\n  %barrier = (f32[16], f32[16]) opt-barrier(%t)\n  %g0 = f32[16] get-tuple-element(%barrier), index=0\n  %g1 = f32[16] get-tuple-element(%barrier), index=1\n  %a1 = f32[16] collective-permute(%g1), {PAIRS}, {GROUP_1}\n  ROOT %out = f32[16] add(%a1, %g0)\n"
+        ));
+        assert!(run(&text, &Config::default()).is_err());
+        let skip = Config {
+            skip_opt_barriers: true,
+            ..Config::default()
+        };
+        let (changed, _) = run(&text, &skip).unwrap();
+        assert!(!changed);
+    }
+
+    #[test]
+    fn groups_reaching_each_other_both_ways_are_a_cycle() {
+        let text = module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, {GROUP_1}\n  %a1 = f32[16] collective-permute(%a0), {PAIRS}, frontend_attributes={{_scheduling_group_id=\"2\"}}\n  ROOT %a2 = f32[16] collective-permute(%a1), {PAIRS}, {GROUP_1}\n"
+        ));
+        let verify = Config {
+            run_verification: true,
+            ..Config::default()
+        };
+        assert_eq!(
+            run(&text, &verify).err().unwrap(),
+            "ERROR: Detected scheduling group annotation cycle between scheduling_group_id: 1 and scheduling_group_id: 2"
+        );
+    }
+
+    #[test]
+    fn a_done_needs_its_start_in_its_group() {
+        let text = module(&format!(
+            "  %start = f32[16] all-reduce-start(%p0), replica_groups={{}}, to_apply=%add\n  ROOT %done = f32[16] all-reduce-done(%start), {GROUP_1}\n"
+        ));
+        assert_eq!(
+            run(&text, &Config::default()).err().unwrap(),
+            "Done instruction's operand is not annotated with the same id: start, annotation: 1"
+        );
+        let lenient = Config {
+            check_start_done_annotation_consistency: false,
+            ..Config::default()
+        };
+        assert!(run(&text, &lenient).is_ok());
+    }
+
+    const FUSION: &str = "HloModule m\n\n%fused (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n  %n = f32[16] negate(%x), frontend_attributes={_scheduling_group_id=\"4\"}\n  ROOT %c = f32[16] copy(%n), frontend_attributes={_scheduling_group_id=\"4\"}\n}\n\nENTRY %e (p: f32[16]) -> f32[16] {\n  %p = f32[16] parameter(0)\n  ROOT %f = f32[16] fusion(%p), kind=kLoop, calls=%fused\n}\n";
+
+    #[test]
+    fn a_fusion_takes_the_annotation_of_its_fused_instructions() {
+        let (changed, module) = run(FUSION, &Config::default()).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "f").as_deref(), Some("4"));
+        let not_kept = Config {
+            keep_sync_annotation: OpcodePredicate::Never,
+            ..Config::default()
+        };
+        assert!(!run(FUSION, &not_kept).unwrap().0);
+        let two = FUSION.replacen("\"4\"", "\"5\"", 1);
+        assert_eq!(
+            run(&two, &Config::default()).err().unwrap(),
+            "Found a fusion with multiple annotations in the fused computation. fusion: f, annotations: 5 and 4"
+        );
+    }
+
+    #[test]
+    fn noop_and_loop_iterations_are_removed() {
+        let text = module(&format!(
+            "  %a0 = f32[16] collective-permute(%p0), {PAIRS}, frontend_attributes={{_scheduling_group_id=\"3:1\"}}\n  ROOT %n = f32[16] negate(%a0), frontend_attributes={{_scheduling_group_id=\"noop\"}}\n"
+        ));
+        let (changed, module) = run(&text, &Config::default()).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "n"), None);
+        assert_eq!(annotation_of(&module, "a0").as_deref(), Some("3:1"));
+        let iterations_only = Config {
+            remove_loop_iteration_annotation_only: true,
+            ..Config::default()
+        };
+        let (changed, module) = run(&text, &iterations_only).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "a0").as_deref(), Some("3"));
+        assert_eq!(annotation_of(&module, "n").as_deref(), Some("noop"));
+    }
+
+    #[test]
+    fn a_generic_async_op_that_only_copies_is_not_async() {
+        let text = "HloModule m\n\n%wrapped (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n  ROOT %c = f32[16] copy(%x)\n}\n\nENTRY %e (p: f32[16]) -> f32[16] {\n  %p = f32[16] parameter(0)\n  %start = ((f32[16]), f32[16], u32[]) async-start(%p), calls=%wrapped, frontend_attributes={_scheduling_group_id=\"1\"}\n  ROOT %done = f32[16] async-done(%start), frontend_attributes={_scheduling_group_id=\"1\"}\n}\n";
+        let (changed, module) = run(text, &Config::default()).unwrap();
+        assert!(changed);
+        assert_eq!(annotation_of(&module, "start"), None);
+        assert_eq!(annotation_of(&module, "done"), None);
+    }
+}
