@@ -11,13 +11,12 @@
 //! user code, fusion and loop pipelining, so they rarely make sense as they
 //! are. This pass cleans them up before scheduling, or says why it cannot.
 //!
-//! **Algorithm.** Fusion bodies are left out of every step but the fourth.
-//! Three options make the pass do one thing and stop:
-//! `check_gap_only` runs step 8's gap check alone; `run_verification`
-//! first refuses groups that reach each other both ways (a cycle the
-//! scheduler could never order) and then goes on; and
-//! `remove_loop_iteration_annotation_only` strips the `:ITERATION` part of
-//! every annotation and stops. Otherwise, in XLA's order:
+//! **Algorithm.** Fusion bodies are left out of every step but the third.
+//! `check_gap_only` runs step 8's gap check alone and stops. Otherwise,
+//! `run_verification` first refuses two groups that reach each other both
+//! ways (a cycle the scheduler could never order);
+//! `remove_loop_iteration_annotation_only` then strips the `:ITERATION` part
+//! of every annotation and stops. Otherwise, in XLA's order:
 //!
 //! 1. Drop the annotations nobody asked to keep: `noop` ones, and those on
 //!    an instruction that is neither an async op (`keep_start_annotation`
@@ -56,8 +55,13 @@
 //! **Invariants.** Before: a module whose annotations parse (a malformed one
 //! is an error naming the instruction). After: the same instructions,
 //! edges and schedule; only `_scheduling_group_id` attributes changed; every
-//! remaining group outside fusion bodies holds an async op and, unless the
-//! pass failed, has no gap. Running it again changes nothing more.
+//! remaining group outside fusion bodies holds an async op and has no gap
+//! (the pass fails otherwise; a dry run leaves the gaps it could fill). An
+//! annotation hoisted onto a fusion (step 3) is not checked until the next
+//! run, as in XLA, so a second run may still remove it. The pass says it
+//! changed the module only when an annotation changed (XLA also says so
+//! for a fusion it looked into without hoisting, and for a dry run that
+//! found gaps to fill).
 //!
 //! ```text
 //! before (keep_sync_annotation=all-gather)        after
