@@ -42,6 +42,10 @@ pub struct OptArgs {
     /// HLO output: XLA's short form.
     #[arg(long)]
     short: bool,
+    /// HLO output: the long form without operand shapes, as XLA's
+    /// `HloModule::ToString()` prints today (what XLA's FileCheck tests match).
+    #[arg(long, conflicts_with = "short")]
+    no_operand_shapes: bool,
     /// Verify the module after every pass (debug builds always do), naming
     /// the pass that broke it.
     #[arg(long)]
@@ -173,6 +177,8 @@ pub fn run(args: &OptArgs) -> ExitCode {
             let options = PrintOptions {
                 style: if args.short {
                     Style::Short
+                } else if args.no_operand_shapes {
+                    Style::Default
                 } else {
                     Style::Long
                 },

@@ -3,7 +3,8 @@
 //! accepts, whatever its header asks,
 //!
 //! - the printed text parses again and prints identically, in every form
-//!   `fmt` writes (HLO: long and short; StableHLO: pretty and generic). The
+//!   `fmt` or `opt` writes (HLO: long, short, and long without operand shapes;
+//!   StableHLO: pretty and generic). The
 //!   short form leaves out control predecessors, as XLA's does, so the order
 //!   they held may change once: its text need only parse, and print as a
 //!   fixed point from its second print on;
@@ -87,8 +88,9 @@ fn check_file(path: &Path) -> Result<(), Failed> {
     }
 }
 
-/// The forms `weft fmt` writes HLO in (its default, and `--short`).
-fn hlo_forms() -> [PrintOptions; 2] {
+/// The forms `weft fmt` writes HLO in (its default, and `--short`), and the
+/// one `weft opt --no-operand-shapes` adds.
+fn hlo_forms() -> [PrintOptions; 3] {
     let long = PrintOptions {
         style: Style::Long,
         sugar: true,
@@ -98,15 +100,24 @@ fn hlo_forms() -> [PrintOptions; 2] {
         style: Style::Short,
         ..long
     };
-    [long, short]
+    let default = PrintOptions {
+        style: Style::Default,
+        ..long
+    };
+    [long, short, default]
 }
 
 fn check_hlo(text: &str) -> Result<(), String> {
     let Ok(module) = weft_ir::text::parse(text) else {
         return Ok(());
     };
-    let [long, short] = hlo_forms();
+    let [long, short, default] = hlo_forms();
     hlo_fixed_point(&weft_ir::text::print(&module, &long), &long, "fmt")?;
+    hlo_fixed_point(
+        &weft_ir::text::print(&module, &default),
+        &default,
+        "opt --no-operand-shapes",
+    )?;
     let printed = weft_ir::text::print(&module, &short);
     let again = weft_ir::text::parse(&printed).map_err(|d| {
         format!(
@@ -141,7 +152,7 @@ fn check_mlir(text: &str) -> Result<(), String> {
     let Ok(module) = weft_stablehlo::load::load(text, None) else {
         return Ok(());
     };
-    let [long, _] = hlo_forms();
+    let [long, _, _] = hlo_forms();
     hlo_fixed_point(
         &weft_ir::text::print(&module, &long),
         &long,

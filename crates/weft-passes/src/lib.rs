@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod opcode_predicate;
 pub mod pass;
 pub mod passes;
 pub mod pipeline;

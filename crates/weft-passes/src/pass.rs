@@ -10,6 +10,8 @@ use std::fmt;
 
 use weft_ir::{Module, Opcode};
 
+use crate::opcode_predicate::OpcodePredicate;
+
 /// A transformation of a module.
 pub trait Pass {
     /// The pass's kebab-case name.
@@ -75,6 +77,10 @@ pub enum OptionKind {
     Float,
     /// One word of a fixed list (`latency_estimator=approximate`).
     Choice(&'static [&'static str]),
+    /// A predicate on opcodes, for one of XLA's `HloPredicate`s: `true`,
+    /// `false`, `OPCODE,…` (these) or `!OPCODE,…` (all but these); see
+    /// [`OpcodePredicate`].
+    OpcodePredicate,
 }
 
 impl OptionKind {
@@ -86,6 +92,7 @@ impl OptionKind {
             OptionKind::Opcodes => "OPCODE,…",
             OptionKind::Float => "X",
             OptionKind::Choice(_) => "WORD",
+            OptionKind::OpcodePredicate => "true|false|[!]OPCODE,…",
         }
     }
 
@@ -96,6 +103,9 @@ impl OptionKind {
             OptionKind::Opcodes => "a comma-separated list of opcodes".into(),
             OptionKind::Float => "a number".into(),
             OptionKind::Choice(words) => format!("one of {}", words.join(", ")),
+            OptionKind::OpcodePredicate => {
+                "true, false, a comma-separated list of opcodes, or one with each opcode prefixed by '!'".into()
+            }
         }
     }
 }
@@ -188,6 +198,14 @@ impl Options {
                         .with_hint("opcodes are written as HLO text writes them: all-reduce, collective-permute, …"));
                     }
                 }
+                OptionKind::OpcodePredicate => {
+                    if let Err(why) = OpcodePredicate::parse(given) {
+                        return Err(PassError::new(format!(
+                            "{pass}'s option '{key}' takes {}: {why}",
+                            spec.kind.describe()
+                        )));
+                    }
+                }
             }
         }
         Ok(Options { values })
@@ -230,6 +248,14 @@ impl Options {
         self.get(key)
             .and_then(|values| values.first())
             .map_or(default, String::as_str)
+    }
+
+    /// The opcode-predicate option `key` (an [`OptionKind::OpcodePredicate`]),
+    /// or `default`.
+    pub fn opcode_predicate(&self, key: &str, default: OpcodePredicate) -> OpcodePredicate {
+        self.get(key)
+            .and_then(|items| OpcodePredicate::parse(items).ok())
+            .unwrap_or(default)
     }
 
     /// The opcode-list option `key`, or `None` when it is not given.
@@ -278,6 +304,12 @@ mod tests {
             default: "fast",
             doc: "",
         },
+        OptionSpec {
+            name: "keep",
+            kind: OptionKind::OpcodePredicate,
+            default: "true",
+            doc: "",
+        },
     ];
 
     fn pairs(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
@@ -317,7 +349,7 @@ mod tests {
         assert_eq!(error.message, "p has no option 'limt'");
         assert_eq!(
             error.hint.as_deref(),
-            Some("p takes: flag, limit, convert, ratio, mode")
+            Some("p takes: flag, limit, convert, ratio, mode, keep")
         );
         let error = Options::checked("p", pairs(&[("mode", &["medium"])]), SPECS).unwrap_err();
         assert_eq!(
@@ -344,5 +376,35 @@ mod tests {
         let error =
             Options::checked("p", pairs(&[("flag", &["true"]), ("flag", &[])]), SPECS).unwrap_err();
         assert_eq!(error.message, "p's option 'flag' is given twice");
+    }
+
+    #[test]
+    fn opcode_predicates_read_and_refuse_mixtures() {
+        let options = Options::checked("p", pairs(&[("keep", &["!bitcast"])]), SPECS).unwrap();
+        assert_eq!(
+            options.opcode_predicate("keep", OpcodePredicate::Always),
+            OpcodePredicate::NoneOf(vec![Opcode::Bitcast])
+        );
+        let options = Options::checked("p", pairs(&[("keep", &["false"])]), SPECS).unwrap();
+        assert_eq!(
+            options.opcode_predicate("keep", OpcodePredicate::Always),
+            OpcodePredicate::Never
+        );
+        assert_eq!(
+            Options::none().opcode_predicate("keep", OpcodePredicate::Always),
+            OpcodePredicate::Always
+        );
+        let error =
+            Options::checked("p", pairs(&[("keep", &["copy", "!bitcast"])]), SPECS).unwrap_err();
+        assert!(
+            error
+                .message
+                .starts_with("p's option 'keep' takes true, false,"),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains("mixes opcodes"), "{}", error.message);
+        let error = Options::checked("p", pairs(&[("keep", &["bitcats"])]), SPECS).unwrap_err();
+        assert!(error.message.ends_with("'bitcats' is not an opcode"));
     }
 }

@@ -57,6 +57,12 @@ static PASSES: &[PassInfo] = &[
         make: passes::latency_hiding_scheduler::make,
     },
     PassInfo {
+        name: passes::legalize_scheduling_annotations::NAME,
+        summary: "cleans up scheduling groups (_scheduling_group_id) before scheduling: drops unwanted and trivial annotations, fills or refuses gaps",
+        options: passes::legalize_scheduling_annotations::OPTIONS,
+        make: passes::legalize_scheduling_annotations::make,
+    },
+    PassInfo {
         name: passes::tuple_simplifier::NAME,
         summary: "folds get-tuple-element of a tuple into the element, and a tuple of every element of one value into the value",
         options: passes::tuple_simplifier::OPTIONS,

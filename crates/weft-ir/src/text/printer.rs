@@ -1,6 +1,7 @@
-//! The HLO text printer: XLA's long form (the default: `%` names, operand shapes,
-//! computation signatures, metadata) and short form (XLA's `ShortParsable`), with
-//! async sugar wherever XLA prints it.
+//! The HLO text printer: XLA's long form (weft's default: `%` names, operand shapes,
+//! computation signatures, metadata), XLA's default form today (the long form
+//! without operand shapes) and short form (XLA's `ShortParsable`), with async sugar
+//! wherever XLA prints it.
 //!
 //! Order: computations in XLA's post-order (callees before callers, text order
 //! among roots); a scheduled computation's instructions in schedule order, others
@@ -24,8 +25,13 @@ use crate::text::shape::{print_shape, print_shape_without_layout};
 /// Long or short print style.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Style {
-    /// XLA's default text: `%` names, operand shapes, signatures, metadata.
+    /// XLA's long text: `%` names, operand shapes, signatures, metadata
+    /// (`HloModule::ToString()` as it was until XLA stopped printing operand
+    /// shapes by default).
     Long,
+    /// XLA's default text today (`HloPrintOptions::Default()`): the long form
+    /// without operand shapes, which is what XLA's FileCheck tests match.
+    Default,
     /// XLA's `ShortParsable`: no `%`, no operand shapes, no signatures, no
     /// metadata, no control predecessors.
     Short,
@@ -111,7 +117,10 @@ struct Printer<'m> {
     m: &'m Module,
     options: PrintOptions,
     out: String,
+    /// `%` names, signatures, metadata (every style but the short one).
     long: bool,
+    /// Each operand's shape before its name (the long style only).
+    operand_shapes: bool,
     tracer: ChainTracer<'m>,
     /// Async wrapped computations that print as sugar (and are skipped).
     sugared: FxHashSet<Comp>,
@@ -134,7 +143,8 @@ impl<'m> Printer<'m> {
             m,
             options: *options,
             out: String::new(),
-            long: options.style == Style::Long,
+            long: options.style != Style::Short,
+            operand_shapes: options.style == Style::Long,
             tracer: ChainTracer::new(m),
             sugared: FxHashSet::default(),
             sugar_of: FxHashMap::default(),
@@ -547,7 +557,7 @@ impl<'m> Printer<'m> {
                             self.out.push_str("*/");
                         }
                     }
-                    if self.long {
+                    if self.operand_shapes {
                         self.shape(m.shape_of(operand));
                         self.out.push(' ');
                     }

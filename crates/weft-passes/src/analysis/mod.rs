@@ -4,13 +4,15 @@
 //! then dataflow (values and the positions that hold them), aliasing
 //! (buffers: values that share storage), happens-before, then live ranges
 //! and memory under a schedule; and what a while loop counts (its induction
-//! variable and trip count).
+//! variable and trip count). Reachability answers, for one computation,
+//! which instruction depends on which.
 
 pub mod alias;
 pub mod call_graph;
 pub mod dataflow;
 pub mod live_range;
 pub mod ordering;
+pub mod reachability;
 pub mod side_effects;
 pub mod while_loop;
 

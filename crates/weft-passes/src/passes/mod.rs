@@ -7,6 +7,7 @@ pub mod convert_async_collectives_to_sync;
 pub mod dce;
 pub mod flatten_call_graph;
 pub mod latency_hiding_scheduler;
+pub mod legalize_scheduling_annotations;
 pub mod tuple_simplifier;
 pub mod while_loop_trip_count_annotator;
 
