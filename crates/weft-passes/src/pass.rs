@@ -325,7 +325,10 @@ mod tests {
             "p's option 'mode' takes one of fast, slow, not 'medium'"
         );
         let error = Options::checked("p", pairs(&[("ratio", &["inf"])]), SPECS).unwrap_err();
-        assert_eq!(error.message, "p's option 'ratio' takes a number, not 'inf'");
+        assert_eq!(
+            error.message,
+            "p's option 'ratio' takes a number, not 'inf'"
+        );
         let error = Options::checked("p", pairs(&[("limit", &["x"])]), SPECS).unwrap_err();
         assert_eq!(
             error.message,

@@ -225,7 +225,11 @@ mod tests {
     fn malformed_annotations_are_errors_naming_the_instruction() {
         assert!(get(&data_with("x")).unwrap_err().contains("non-integer"));
         assert!(get(&data_with("-1")).unwrap_err().contains("negative"));
-        assert!(get(&data_with("1:2:3")).unwrap_err().contains("more than 2"));
+        assert!(
+            get(&data_with("1:2:3"))
+                .unwrap_err()
+                .contains("more than 2")
+        );
         assert!(get(&data_with("1:y")).unwrap_err().contains("'p'"));
     }
 
