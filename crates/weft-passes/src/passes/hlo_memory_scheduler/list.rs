@@ -89,8 +89,8 @@ pub(super) fn list_order(
         key_of[at] = Some(key);
     };
 
-    for at in 0..count {
-        if waiting_for[at] == 0 {
+    for (at, &waiting) in waiting_for.iter().enumerate() {
+        if waiting == 0 {
             make_ready(at, &remaining_uses, &mut ready, &mut key_of);
         }
     }

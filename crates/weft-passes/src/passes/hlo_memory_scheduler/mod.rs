@@ -11,13 +11,13 @@
 //! **Algorithm.** Each computation but fusion bodies (which are part of
 //! their fusion and run as one instruction) is ordered by one of XLA's
 //! algorithms, chosen by `algorithm`:
-//! - `list` ([`list`]): greedy; of the ready instructions, the one that frees
+//! - `list` (`list.rs`): greedy; of the ready instructions, the one that frees
 //!   the most bytes net of what it allocates runs next;
-//! - `dfs` ([`dfs`]): depth-first from the root, visiting first the operands
+//! - `dfs` (`dfs.rs`): depth-first from the root, visiting first the operands
 //!   with the widest fan-out and the most bytes behind them;
 //! - `post-order`: XLA's plain instruction post-order, the order an
 //!   unscheduled module prints in;
-//! - `bfs` ([`breadth_first`]): breadth-first waves, for concurrency rather
+//! - `bfs` (`breadth_first.rs`): breadth-first waves, for concurrency rather
 //!   than memory;
 //! - `default` (XLA's `DefaultMemoryScheduler`): runs `list`, `dfs` and
 //!   `post-order` over the whole module and keeps the schedule whose peak
@@ -40,11 +40,11 @@
 //! or edited.
 //!
 //! ```text
-//! before                                  after (list)
+//! before                                  after (default: the DFS order has the lowest peak)
 //!   %p = f32[42] parameter(0)               %p = f32[42] parameter(0)
-//!   %ab = f32[42] abs(%p)                   %ab = f32[42] abs(%p)
-//!   %exp = f32[42] exponential(%p)          %exp = f32[42] exponential(%p)
-//!   %neg = f32[42] negate(%exp)             %add = f32[42] add(%ab, %exp)    (%ab's last use: frees it)
+//!   %ab = f32[42] abs(%p)                   %exp = f32[42] exponential(%p)
+//!   %exp = f32[42] exponential(%p)          %ab = f32[42] abs(%p)
+//!   %neg = f32[42] negate(%exp)             %add = f32[42] add(%ab, %exp)   (%ab's last use)
 //!   %add = f32[42] add(%ab, %exp)           %neg = f32[42] negate(%exp)
 //!   ROOT %sub = … subtract(%add, %neg)      ROOT %sub = … subtract(%add, %neg)
 //! ```
