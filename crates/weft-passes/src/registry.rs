@@ -51,6 +51,18 @@ static PASSES: &[PassInfo] = &[
         make: passes::flatten_call_graph::make,
     },
     PassInfo {
+        name: passes::hlo_memory_scheduler::NAME,
+        summary: "gives every computation but fusion bodies an order that keeps peak memory low (XLA's list, DFS or post-order scheduler, by default the best of them)",
+        options: passes::hlo_memory_scheduler::OPTIONS,
+        make: passes::hlo_memory_scheduler::make,
+    },
+    PassInfo {
+        name: passes::hlo_trivial_scheduler::NAME,
+        summary: "gives every computation but fusion bodies the order a depth-first walk from its root visits it in",
+        options: passes::hlo_trivial_scheduler::OPTIONS,
+        make: passes::hlo_trivial_scheduler::make,
+    },
+    PassInfo {
         name: passes::latency_hiding_scheduler::NAME,
         summary: "reorders each computation's schedule so async collectives overlap compute (XLA's list scheduler, its estimators and config)",
         options: passes::latency_hiding_scheduler::OPTIONS,

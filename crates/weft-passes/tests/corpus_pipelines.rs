@@ -2,8 +2,11 @@
 //! that verifies goes through weft's passes — the async pipeline (every
 //! collective kind made asynchronous, pairs with nothing between them made
 //! synchronous again, dead code and tuples cleaned up), then the call-graph
-//! passes — with verification after every pass: no pass may panic, fail, or
-//! leave a module that does not verify.
+//! passes, then the schedulers (collectives made asynchronous, the module
+//! scheduled breadth-first, then rescheduled for memory, then again in plain
+//! depth-first order) — with
+//! verification after every pass: no pass may panic, fail, or leave a module
+//! that does not verify.
 //!
 //! The corpus is read at run time; the test skips with a message when it is
 //! absent.
@@ -14,6 +17,7 @@ use std::path::Path;
 const PIPELINES: &[&str] = &[
     "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter,collective-broadcast,ragged-all-to-all},convert-async-collectives-to-sync,dce,tuple-simplifier",
     "async-collective-creator{convert=all-reduce,all-gather,collective-permute use_generic_async_start_done=true},while-loop-trip-count-annotator,flatten-call-graph,call-inliner",
+    "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter},hlo-memory-scheduler{algorithm=bfs},hlo-memory-scheduler,hlo-trivial-scheduler",
 ];
 
 #[test]

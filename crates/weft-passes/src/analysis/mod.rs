@@ -3,11 +3,13 @@
 //! can go stale when the module changes. Read them in order: the call graph,
 //! then dataflow (values and the positions that hold them), aliasing
 //! (buffers: values that share storage), happens-before, then live ranges
-//! and memory under a schedule; and what a while loop counts (its induction
+//! and memory under a schedule, and what each instruction allocates and
+//! frees as a scheduler places it; and what a while loop counts (its induction
 //! variable and trip count). Reachability answers, for one computation,
 //! which instruction depends on which.
 
 pub mod alias;
+pub mod buffer_uses;
 pub mod call_graph;
 pub mod dataflow;
 pub mod live_range;

@@ -6,6 +6,8 @@ pub mod call_inliner;
 pub mod convert_async_collectives_to_sync;
 pub mod dce;
 pub mod flatten_call_graph;
+pub mod hlo_memory_scheduler;
+pub mod hlo_trivial_scheduler;
 pub mod latency_hiding_scheduler;
 pub mod legalize_scheduling_annotations;
 pub mod tuple_simplifier;
