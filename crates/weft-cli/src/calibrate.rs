@@ -101,6 +101,8 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         transcendentals_g_per_s: round(transcendentals),
         matrix_gflop_per_s: rounded(matrix),
         vector_gop_per_s: rounded(vector),
+        // A measured core says nothing of the links between devices.
+        interconnect: None,
     };
     let text = profile.to_toml();
     // Refuse to write what could not be read back.

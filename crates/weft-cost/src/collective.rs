@@ -45,10 +45,12 @@
 //!   along each dimension), each dimension holding `nᵢ > 1` of its members
 //!   is a level, and the collective runs as rings along one dimension after
 //!   another, the data shrinking (reduce-scatter) or growing (all-gather)
-//!   by `nᵢ` each time. A torus ring of more than two points sends half the
-//!   data each way round, so its steps move at `2B`; a mesh closes its ring
-//!   back along the line, so its steps cross two links. A step's latency is
-//!   `α` per link crossed (the largest gap between consecutive members). A
+//!   by `nᵢ` each time. A torus ring of more than two points that goes
+//!   round the torus sends half the data each way, so its steps move at
+//!   `2B`; a mesh — or part of a torus ring — closes its ring back along
+//!   the line (a zig-zag), so its steps cross two gaps, one way. A step's
+//!   latency is `α` per link crossed (the largest gap between consecutive
+//!   members; two of them in a zig-zag). A
 //!   group that is no sub-grid is one ring through its members in id
 //!   order.
 //!
@@ -522,9 +524,10 @@ fn grid_levels(
                 let (hops, bidirectional) = if values.len() == 2 {
                     // Two members: there and back, the short way.
                     (distance(values[0], values[1], size, wraparound), false)
-                } else if wraparound {
-                    // Round the circle, closing across the wrap.
-                    (widest.max(size - closing), true)
+                } else if wraparound && size - closing <= widest {
+                    // The members go round the circle: close across the
+                    // wrap, half the data each way.
+                    (widest, true)
                 } else {
                     // The ring closes back along the line: zig-zag, so
                     // each step crosses up to two gaps.
@@ -830,6 +833,7 @@ mod tests {
     #[test]
     fn a_torus_runs_bidirectional_rings_dimension_by_dimension() {
         let torus = topology("torus:4x4:link=10GB/s,1us");
+        let ring = topology("ring:8:link=10GB/s,1us");
         // Per dimension 3 (α + D/(4 · 2B)), D = 16 MB then 4 MB: 603 + 153, twice.
         assert_micros(
             time(
@@ -851,6 +855,17 @@ mod tests {
                 Algorithm::Ring,
             ),
             603.0,
+        );
+        // Half a ring of 8 is no circle: it zig-zags, one way.
+        assert_micros(
+            time(
+                Collective::ReduceScatter,
+                4e6,
+                &first(4),
+                &ring,
+                Algorithm::Ring,
+            ),
+            3.0 * (2.0 + 100.0),
         );
         // Every other point of a ring of 8: each step crosses two links.
         let ring = topology("ring:8:link=10GB/s,1us");
