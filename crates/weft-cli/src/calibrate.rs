@@ -39,6 +39,11 @@ pub struct CalibrateArgs {
     /// Write the profile here instead of caching it as `cpu-local`.
     #[arg(long, short, value_name = "TOML")]
     output: Option<PathBuf>,
+    /// List the profiles `--profile` accepts — cpu-local (when calibrated)
+    /// and the built-in ones, with where their numbers come from — and
+    /// measure nothing.
+    #[arg(long)]
+    list: bool,
     /// Runs of each measurement (the median counts).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
@@ -55,6 +60,10 @@ pub fn run(args: &CalibrateArgs) -> ExitCode {
 }
 
 fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
+    if args.list {
+        list_profiles();
+        return Ok(());
+    }
     let path = match &args.output {
         Some(path) => path.clone(),
         None => weft_cost::profile::cache_directory()
@@ -101,6 +110,8 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         transcendentals_g_per_s: round(transcendentals),
         matrix_gflop_per_s: rounded(matrix),
         vector_gop_per_s: rounded(vector),
+        // A measured core says nothing of the links between devices.
+        interconnect: None,
     };
     let text = profile.to_toml();
     // Refuse to write what could not be read back.
@@ -121,6 +132,25 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// Prints every profile `--profile` accepts by name, one a line.
+fn list_profiles() {
+    let cached = weft_cost::profile::cache_directory()
+        .map(|dir| dir.join(format!("{LOCAL}.toml")))
+        .filter(|path| path.exists());
+    match cached {
+        Some(path) => say!("{LOCAL}  this machine, calibrated ({})", path.display()),
+        None => say!("{LOCAL}  this machine (not calibrated yet: run `weft calibrate`)"),
+    }
+    for name in weft_cost::profile::BUILT_IN {
+        let profile = Profile::built_in(name).expect("built in");
+        let topology = profile
+            .topology()
+            .map(|t| format!("; topology {t}"))
+            .unwrap_or_default();
+        say!("{name}  {}{topology}", profile.description);
+    }
 }
 
 /// Three significant digits.

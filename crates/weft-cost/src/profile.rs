@@ -46,6 +46,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::link::Link;
+use crate::topology::Topology;
 use crate::work::{NumberClass, Work};
 
 /// Rates per [`NumberClass`], in G/s as the file writes them.
@@ -107,10 +109,31 @@ pub struct Profile {
     pub matrix_gflop_per_s: ClassRates,
     /// Vector operations per second, in G/s.
     pub vector_gop_per_s: ClassRates,
+    /// The interconnect of a machine of these devices, when the profile
+    /// describes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<InterconnectSection>,
+}
+
+/// A profile's `[interconnect]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterconnectSection {
+    /// The topology in its text form ([`crate::topology`]), every link
+    /// written out.
+    pub topology: String,
 }
 
 /// The profiles weft carries, by name.
-pub const BUILT_IN: &[&str] = &[REFERENCE];
+pub const BUILT_IN: &[&str] = &[REFERENCE, "h100-sxm", "tpu-v5e"];
+
+/// Each built-in profile's file: every number of a public device's file
+/// names its public source in a comment.
+const BUILT_IN_FILES: &[(&str, &str)] = &[
+    (REFERENCE, include_str!("../profiles/cpu-reference.toml")),
+    ("h100-sxm", include_str!("../profiles/h100-sxm.toml")),
+    ("tpu-v5e", include_str!("../profiles/tpu-v5e.toml")),
+];
 
 /// The built-in profile used when nothing else is chosen or cached.
 pub const REFERENCE: &str = "cpu-reference";
@@ -130,35 +153,20 @@ pub enum Origin {
 }
 
 impl Profile {
-    /// The built-in profile `name`.
+    /// The built-in profile `name`, read from its file in the crate's
+    /// `profiles/` directory.
     pub fn built_in(name: &str) -> Option<Profile> {
-        match name {
-            // `weft calibrate` on one core of a 2-core x86-64 cloud machine
-            // (2026), rounded: weft's own kernels, so f32 elementwise ops
-            // and dots are fast and the generic paths (f64 and integer
-            // elementwise, 16-bit floats) slow.
-            REFERENCE => Some(Profile {
-                name: REFERENCE.into(),
-                description: "weft's kernels on one core of a current x86-64 server (rounded from weft calibrate)".into(),
-                launch_overhead_us: 0.2,
-                memory_bandwidth_gb_per_s: 12.0,
-                data_movement_gb_per_s: Some(1.2),
-                transcendentals_g_per_s: 0.25,
-                matrix_gflop_per_s: ClassRates {
-                    f64: 35.0,
-                    f32: 75.0,
-                    f16: 0.7,
-                    integer: 1.3,
-                },
-                vector_gop_per_s: ClassRates {
-                    f64: 0.45,
-                    f32: 5.0,
-                    f16: 0.012,
-                    integer: 0.11,
-                },
-            }),
-            _ => None,
-        }
+        let text = BUILT_IN_FILES
+            .iter()
+            .find(|(file_name, _)| *file_name == name)?
+            .1;
+        Some(Profile::from_toml(text).expect("the built-in profiles are valid"))
+    }
+
+    /// The topology of the profile's `[interconnect]`, if it has one.
+    pub fn topology(&self) -> Option<Topology> {
+        let interconnect = self.interconnect.as_ref()?;
+        Topology::parse(&interconnect.topology, Link::default()).ok()
     }
 
     /// How long `work` takes on this device (see the module docs).
@@ -215,7 +223,7 @@ impl Profile {
              # Multiply-adds of dot and convolution (2 operations each), in G/s.\n\
              [matrix_gflop_per_s]\n{}\n\
              # Elementwise operations, reductions, comparisons, in G/s.\n\
-             [vector_gop_per_s]\n{}",
+             [vector_gop_per_s]\n{}{}",
             toml_string(&self.name),
             toml_string(&self.description),
             self.launch_overhead_us,
@@ -229,11 +237,22 @@ impl Profile {
             self.transcendentals_g_per_s,
             rates(&self.matrix_gflop_per_s),
             rates(&self.vector_gop_per_s),
+            match &self.interconnect {
+                Some(interconnect) => format!(
+                    "\n# The machine's links (see `weft run --topology`).\n[interconnect]\ntopology = {}\n",
+                    toml_string(&interconnect.topology)
+                ),
+                None => String::new(),
+            },
         )
     }
 
-    /// Every rate positive and finite.
+    /// Every rate positive and finite; the topology readable.
     fn check(&self) -> Result<(), String> {
+        if let Some(interconnect) = &self.interconnect {
+            Topology::parse(&interconnect.topology, Link::default())
+                .map_err(|e| format!("`interconnect.topology`: {e}"))?;
+        }
         let mut numbers = vec![
             ("launch_overhead_us", self.launch_overhead_us, true),
             (
@@ -371,6 +390,57 @@ mod tests {
         work.bytes = 1e8; // 10 ms: memory bound
         assert_eq!(profile.time(&work), Duration::from_micros(10_001));
         assert_eq!(profile.time(&Work::FREE), Duration::ZERO);
+    }
+
+    #[test]
+    fn every_built_in_profile_reads_and_round_trips() {
+        for name in BUILT_IN {
+            let profile = Profile::built_in(name).expect(name);
+            assert_eq!(&profile.name, name);
+            assert_eq!(Profile::from_toml(&profile.to_toml()), Ok(profile.clone()));
+        }
+        let h100 = Profile::built_in("h100-sxm").expect("built in");
+        assert_eq!(
+            h100.topology().map(|t| t.to_string()),
+            Some("nodes:8:intra=450GB/s,3us:inter=50GB/s,10us".into())
+        );
+        let tpu = Profile::built_in("tpu-v5e").expect("built in");
+        assert_eq!(tpu.topology().and_then(|t| t.capacity()), Some(256));
+        assert_eq!(
+            Profile::built_in(REFERENCE).and_then(|p| p.topology()),
+            None
+        );
+    }
+
+    #[test]
+    fn every_number_of_a_public_profile_cites_its_source() {
+        for (name, text) in BUILT_IN_FILES.iter().filter(|(name, _)| *name != REFERENCE) {
+            let lines: Vec<&str> = text.lines().collect();
+            for (index, line) in lines.iter().enumerate() {
+                let is_setting = line.contains(" = ") && !line.starts_with('#');
+                if is_setting && !line.starts_with("name") && !line.starts_with("description") {
+                    // The comment is right above, or above the table's header.
+                    let above = lines[..index]
+                        .iter()
+                        .rev()
+                        .find(|l| !l.starts_with('['))
+                        .copied()
+                        .unwrap_or_default();
+                    assert!(
+                        above.starts_with('#'),
+                        "{name}: `{line}` has no comment above it"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_topology_is_refused() {
+        let mut text = Profile::built_in("tpu-v5e").expect("built in").to_toml();
+        text = text.replace("torus:16x16", "torus:16y16");
+        let error = Profile::from_toml(&text).expect_err("bad topology");
+        assert!(error.contains("interconnect.topology"), "{error}");
     }
 
     #[test]

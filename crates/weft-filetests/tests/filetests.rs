@@ -801,6 +801,7 @@ fn run_program(rel: &str, source: &str, expected: &Path) -> Result<(), Failed> {
     let options = GridOptions {
         timeout: std::time::Duration::from_secs_f64(timeout_directive(source)),
         link: Link::UNPACED,
+        interconnect: None,
         ..GridOptions::default()
     };
     let outcome = match verified {

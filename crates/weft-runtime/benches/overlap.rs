@@ -216,6 +216,7 @@ fn step(module: &weft_ir::Module, settings: &Settings, link: Link) -> Duration {
     };
     let options = GridOptions {
         link,
+        interconnect: None,
         timeout: Duration::from_secs(60),
         ..GridOptions::default()
     };

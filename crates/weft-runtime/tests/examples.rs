@@ -49,6 +49,7 @@ fn load(name: &str) -> Module {
 fn run(module: &Module, arguments: Vec<Vec<Tensor>>) -> Vec<Vec<Tensor>> {
     let options = GridOptions {
         link: Link::UNPACED,
+        interconnect: None,
         ..GridOptions::default()
     };
     let arguments = arguments

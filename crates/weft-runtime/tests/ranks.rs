@@ -169,6 +169,7 @@ fn options(timeout: Duration) -> GridOptions {
     GridOptions {
         timeout,
         link: Link::UNPACED,
+        interconnect: None,
         ..GridOptions::default()
     }
 }

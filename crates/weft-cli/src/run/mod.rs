@@ -134,6 +134,23 @@ pub struct RunArgs {
     /// the copies themselves).
     #[arg(long, value_name = "MODE")]
     link: Option<LinkMode>,
+    /// Price every collective by its algorithm on this interconnect instead
+    /// of the flat link: `flat`, `nodes:8:intra=450GB/s,3us:inter=50GB/s,10us`,
+    /// `ring:8`, `torus:4x4x4:link=50GB/s,2us`, `mesh:2x4`, or `profile` (the
+    /// `[interconnect]` of --profile's device). A link left out is
+    /// --link-bandwidth and --link-latency's (docs/runtime.md).
+    #[arg(long, value_name = "SPEC", conflicts_with = "link")]
+    topology: Option<String>,
+    /// The algorithm of every collective under --topology: `ring` (the
+    /// default), `tree`, `direct` (the ring where one does not apply), or
+    /// `best`, the fastest for each collective.
+    #[arg(
+        long,
+        value_name = "ALGORITHM",
+        default_value = "ring",
+        requires = "topology"
+    )]
+    collective_algorithm: weft_cost::Selection,
     /// Write a Chrome trace (Perfetto opens it) of every device's compute and
     /// async streams to this file: a track per in-flight async operation,
     /// arrows from each start to its done and between the members of each
@@ -425,6 +442,44 @@ fn timing_of(
     })
 }
 
+/// The interconnect `--topology` and `--collective-algorithm` describe
+/// (`None` without `--topology`: the flat link), its links defaulting to
+/// `link`; a grid topology must hold every device.
+fn interconnect_of(
+    args: &RunArgs,
+    link: weft_runtime::devices::Link,
+    timing: &weft_runtime::devices::clock::Timing,
+    devices: usize,
+) -> Result<Option<Arc<weft_cost::Interconnect>>, String> {
+    let Some(text) = &args.topology else {
+        return Ok(None);
+    };
+    let topology = if text == "profile" {
+        let weft_runtime::devices::clock::Timing::Virtual(profile) = timing else {
+            return Err("error: --topology profile: only virtual timing has a profile\n  hint: add --timing virtual".into());
+        };
+        profile.topology().ok_or_else(|| {
+            format!(
+                "error: --topology profile: the profile {} has no [interconnect]\n  hint: --profile h100-sxm or tpu-v5e have one, or give the topology",
+                profile.name
+            )
+        })?
+    } else {
+        weft_cost::Topology::parse(text, link).map_err(|e| format!("error: --topology: {e}"))?
+    };
+    if let Some(capacity) = topology.capacity()
+        && capacity < devices
+    {
+        return Err(format!(
+            "error: --topology {topology} holds {capacity} devices, fewer than the run's {devices}\n  hint: a grid as large as the run, such as ring:{devices}"
+        ));
+    }
+    Ok(Some(Arc::new(weft_cost::Interconnect {
+        topology,
+        selection: args.collective_algorithm,
+    })))
+}
+
 /// What the inputs may take: each at most a value's limit, all together at
 /// most `--max-input-gib` (twice a value's limit unless given).
 fn input_budget(args: &RunArgs) -> InputBudget {
@@ -609,10 +664,12 @@ fn execute_grid(
             max_events: (args.trace_max_events / devices as u64).max(1) as usize,
         },
     };
+    let interconnect = interconnect_of(args, link, &timing, devices)?;
     let options = weft_runtime::devices::GridOptions {
         timeout: std::time::Duration::from_secs_f64(args.timeout.max(0.001)),
         limits: limits(args),
         link,
+        interconnect: interconnect.clone(),
         timing,
         detail,
     };
@@ -753,6 +810,7 @@ fn execute_grid(
         grid,
         ranks: cluster.map(|cluster| cluster.ranks()),
         link,
+        interconnect,
         timing: timing_note,
         steps,
         runs,

@@ -32,6 +32,9 @@ pub(super) struct Summary<'a> {
     pub grid: weft_runtime::devices::Grid,
     pub ranks: Option<usize>,
     pub link: weft_runtime::devices::Link,
+    /// The topology and algorithm collectives were priced by, if not the
+    /// flat link.
+    pub interconnect: Option<std::sync::Arc<weft_cost::Interconnect>>,
     pub timing: TimingNote,
     /// Each run's step time.
     pub steps: Vec<Duration>,
@@ -92,6 +95,12 @@ impl Summary<'_> {
 
     /// The link, in words.
     fn link_text(&self) -> String {
+        if let Some(interconnect) = &self.interconnect {
+            return format!(
+                "topology {}, {} collectives",
+                interconnect.topology, interconnect.selection
+            );
+        }
         match self.link.bandwidth {
             Some(bandwidth) => format!(
                 "{} GB/s + {} us",
@@ -331,6 +340,8 @@ impl Summary<'_> {
                 }),
                 None => Json::Null,
             },
+            "topology": self.interconnect.as_ref().map(|i| i.topology.to_string()),
+            "collective_algorithm": self.interconnect.as_ref().map(|i| i.selection.to_string()),
             "per_device": per_device,
             "total": figures(&Summary::total(&devices)),
             "critical_device": Summary::critical(&devices),

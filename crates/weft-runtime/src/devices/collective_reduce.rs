@@ -77,6 +77,7 @@ ENTRY %main (x: s32[2]) -> s32[2] {
             .collect();
         let options = GridOptions {
             link: Link::UNPACED,
+            interconnect: None,
             ..GridOptions::default()
         };
         let evaluations = run_grid(&module, grid, arguments, options).expect("runs");

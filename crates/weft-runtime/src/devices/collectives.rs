@@ -95,8 +95,10 @@ impl Evaluator<'_> {
         // time after the group met; the collective's host work (reducing,
         // concatenating, placing) starts only then, as a receiver can only
         // combine what it has received.
-        let received = received_bytes(opcode, &parts, group.len());
-        let transfer = device.link.transfer_time(received);
+        let (collective, contributed) = priced(opcode, &parts);
+        let received = collective.kind().received_bytes(contributed, group.len());
+        let members: Vec<usize> = group.iter().map(|&member| device.grid.id(member)).collect();
+        let transfer = device.transfer_time(collective, contributed, &members);
         self.transfer_until(instr, met.saturating_add(transfer))?;
         let host_began = self.now();
         let result = match opcode {
@@ -422,7 +424,13 @@ impl Evaluator<'_> {
                 // was sent.
                 let bytes: usize = result.iter().map(|t| t.bytes.len()).sum();
                 let sent = self.sent_time(device, &delivered);
-                let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
+                let pair = [(line_device(source), line_device(me))];
+                let transfer = device.transfer_time(
+                    weft_cost::Collective::Permute(&pair),
+                    bytes as f64,
+                    &[pair[0].0, pair[0].1],
+                );
+                let data_arrived = sent.saturating_add(transfer);
                 self.transfer_until(instr, data_arrived)?;
                 record.peers = vec![line_device(source), line_device(me)];
                 record.bytes = bytes as f64;
@@ -686,29 +694,28 @@ impl Evaluator<'_> {
     }
 }
 
-/// The bytes a device receives in a collective under a ring algorithm (see
-/// [`Link`](super::Link)).
-fn received_bytes(opcode: Opcode, parts: &[Vec<&Tensor>], members: usize) -> f64 {
+/// The pattern the cost model prices `opcode` as, and the bytes each
+/// member contributes (every member's are the same size; for
+/// ragged-all-to-all, its input, not the output buffer or the offsets).
+fn priced(opcode: Opcode, parts: &[Vec<&Tensor>]) -> (weft_cost::Collective<'static>, f64) {
+    use weft_cost::Collective;
     let total = |tensors: &[&Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
-    let share = (members.saturating_sub(1)) as f64 / members.max(1) as f64;
-    // What each member contributes; every member's is the same size.
     let sent = parts.first().map_or(0.0, |p| total(p));
     match opcode {
-        Opcode::AllReduce | Opcode::AllReduceStart => 2.0 * share * sent,
-        // The larger side: the gathered result.
-        Opcode::AllGather | Opcode::AllGatherStart => share * sent * members as f64,
-        Opcode::ReduceScatter | Opcode::AllToAll => share * sent,
-        // At most the input (not the output buffer or the offsets).
-        Opcode::RaggedAllToAll => {
-            share
-                * parts
-                    .first()
-                    .and_then(|p| p.first())
-                    .map_or(0.0, |input| input.bytes.len() as f64)
-        }
-        _ if members <= 1 => 0.0,
-        // A broadcast or a reduction to one member: one contribution.
-        _ => sent,
+        Opcode::AllReduce | Opcode::AllReduceStart => (Collective::AllReduce, sent),
+        Opcode::AllGather | Opcode::AllGatherStart => (Collective::AllGather, sent),
+        Opcode::ReduceScatter => (Collective::ReduceScatter, sent),
+        Opcode::AllToAll => (Collective::AllToAll, sent),
+        Opcode::RaggedAllToAll => (
+            Collective::AllToAll,
+            parts
+                .first()
+                .and_then(|p| p.first())
+                .map_or(0.0, |input| input.bytes.len() as f64),
+        ),
+        Opcode::CollectiveReduce => (Collective::Reduce, sent),
+        // A broadcast: one contribution travels to each receiver.
+        _ => (Collective::Broadcast, sent),
     }
 }
 

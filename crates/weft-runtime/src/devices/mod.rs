@@ -86,6 +86,8 @@ pub struct DeviceContext {
     pub origin: std::time::Instant,
     /// How transfers are paced.
     pub link: Link,
+    /// How collectives are priced beyond the flat link, if at all.
+    pub interconnect: Option<Arc<Interconnect>>,
     /// How the device's clock keeps time.
     pub timing: clock::Timing,
     /// How much its timeline keeps.
@@ -104,6 +106,30 @@ pub struct DeviceContext {
 /// would on a real fabric); under virtual timing its clock jumps.
 pub use weft_cost::Link;
 
+/// A topology and collective algorithm ([`weft_cost::Interconnect`]).
+pub use weft_cost::Interconnect;
+
+impl DeviceContext {
+    /// How long this device waits for the data of `collective` when each
+    /// member of `group` (flattened device ids) contributes `bytes`: the
+    /// one place the runtime asks the cost model about transfers. Without
+    /// an interconnect, the flat link's time for the bytes a member
+    /// receives under the ring algorithm.
+    pub(crate) fn transfer_time(
+        &self,
+        collective: weft_cost::Collective<'_>,
+        bytes: f64,
+        group: &[usize],
+    ) -> Duration {
+        match &self.interconnect {
+            Some(interconnect) => interconnect.collective_time(collective, bytes, group),
+            None => self
+                .link
+                .transfer_time(collective.kind().received_bytes(bytes, group.len())),
+        }
+    }
+}
+
 /// How a multi-device run behaves.
 #[derive(Clone, Debug)]
 pub struct GridOptions {
@@ -115,6 +141,10 @@ pub struct GridOptions {
     pub limits: Limits,
     /// The interconnect model.
     pub link: Link,
+    /// The topology and algorithm collectives are priced by
+    /// ([`weft_cost::collective`]); `None` charges every transfer the flat
+    /// `link` (which the flat topology under the ring algorithm equals).
+    pub interconnect: Option<Arc<Interconnect>>,
     /// How devices keep time.
     pub timing: clock::Timing,
     /// How much of the run each device's timeline keeps beyond its sums.
@@ -128,6 +158,7 @@ impl Default for GridOptions {
             timeout: Duration::from_secs(5),
             limits: Limits::default(),
             link: Link::default(),
+            interconnect: None,
             timing: clock::Timing::Wall,
             detail: timeline::Detail::default(),
         }
@@ -489,6 +520,7 @@ fn run_devices(
                 stream,
                 origin: placeholder_origin,
                 link: options.link,
+                interconnect: options.interconnect.clone(),
                 timing: options.timing.clone(),
                 detail: options.detail,
             };
@@ -732,6 +764,7 @@ ENTRY %main (p: f32[4]) -> f32[4] {{
         let options = GridOptions {
             timeout: Duration::from_secs(60),
             link: Link::UNPACED,
+            interconnect: None,
             ..GridOptions::default()
         };
         let started = std::time::Instant::now();

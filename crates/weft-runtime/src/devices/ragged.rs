@@ -195,6 +195,7 @@ ENTRY %main (input: s32[3], output: s32[4], input_offsets: s32[2], send_sizes: s
         };
         let options = GridOptions {
             link: Link::UNPACED,
+            interconnect: None,
             ..GridOptions::default()
         };
         let evaluations = run_grid(&module, grid, arguments, options).expect("the exchange runs");

@@ -86,6 +86,7 @@ impl Evaluator<'_> {
         let options = GridOptions {
             limits: self.limits,
             link: Link::UNPACED,
+            interconnect: None,
             ..GridOptions::default()
         };
         let evaluations = run_grid_programs(

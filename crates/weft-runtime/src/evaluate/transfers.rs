@@ -204,7 +204,13 @@ impl Evaluator<'_> {
             } else {
                 message.sent.saturating_duration_since(device.origin)
             };
-            let data_arrived = sent.saturating_add(device.link.transfer_time(bytes as f64));
+            let from = source.unwrap_or(me);
+            let transfer = device.transfer_time(
+                weft_cost::Collective::Permute(&[(from, me)]),
+                bytes as f64,
+                &[from, me],
+            );
+            let data_arrived = sent.saturating_add(transfer);
             self.transfer_until(instr, data_arrived)?;
             let met = arrived.max(sent);
             let transfer = data_arrived.saturating_sub(met);
@@ -438,6 +444,7 @@ ENTRY %main () -> s32[2] {
         let options = GridOptions {
             timeout: std::time::Duration::from_millis(200),
             link: Link::UNPACED,
+            interconnect: None,
             ..GridOptions::default()
         };
         (grid, options)
