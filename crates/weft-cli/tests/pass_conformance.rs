@@ -15,6 +15,7 @@ use std::process::Command;
 const CHECKED: &[(&str, f64)] = &[
     ("async-collective-creator", 0.9),
     ("convert-async-collectives-to-sync", 0.9),
+    ("latency-hiding-scheduler", 0.9),
     ("legalize-scheduling-annotations", 0.9),
     ("while-loop-trip-count-annotator", 0.9),
 ];
