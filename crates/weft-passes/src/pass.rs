@@ -77,6 +77,9 @@ pub enum OptionKind {
     Float,
     /// One word of a fixed list (`latency_estimator=approximate`).
     Choice(&'static [&'static str]),
+    /// Free text without blanks or braces (a profile name, a path, a
+    /// topology).
+    Text,
     /// A predicate on opcodes, for one of XLA's `HloPredicate`s: `true`,
     /// `false`, `OPCODE,…` (these) or `!OPCODE,…` (all but these); see
     /// [`OpcodePredicate`].
@@ -92,6 +95,7 @@ impl OptionKind {
             OptionKind::Opcodes => "OPCODE,…",
             OptionKind::Float => "X",
             OptionKind::Choice(_) => "WORD",
+            OptionKind::Text => "TEXT",
             OptionKind::OpcodePredicate => "true|false|[!]OPCODE,…",
         }
     }
@@ -103,6 +107,7 @@ impl OptionKind {
             OptionKind::Opcodes => "a comma-separated list of opcodes".into(),
             OptionKind::Float => "a number".into(),
             OptionKind::Choice(words) => format!("one of {}", words.join(", ")),
+            OptionKind::Text => "a text".into(),
             OptionKind::OpcodePredicate => {
                 "true, false, a comma-separated list of opcodes, or one with each opcode prefixed by '!'".into()
             }
@@ -185,6 +190,11 @@ impl Options {
                         return Err(wrong(&given.join(",")));
                     }
                 }
+                OptionKind::Text => {
+                    if given.is_empty() || given.iter().all(String::is_empty) {
+                        return Err(wrong(&given.join(",")));
+                    }
+                }
                 OptionKind::Choice(words) => {
                     if given.len() != 1 || !words.contains(&given[0].as_str()) {
                         return Err(wrong(&given.join(",")));
@@ -256,6 +266,12 @@ impl Options {
         self.get(key)
             .and_then(|items| OpcodePredicate::parse(items).ok())
             .unwrap_or(default)
+    }
+
+    /// The text option `key`, when given (commas kept: the pipeline text
+    /// splits values at them, and a text may hold some).
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.get(key).map(|values| values.join(","))
     }
 
     /// The opcode-list option `key`, or `None` when it is not given.

@@ -19,6 +19,10 @@ pub enum EstimatorKind {
     /// collective-permute start→done edge is as long as its operand has
     /// elements.
     Test,
+    /// weft's cost model, in microseconds: each node's work on a device
+    /// profile, each collective's time on a topology (see
+    /// [`estimator`](super::estimator)).
+    Analytic,
 }
 
 /// The scheduler's configuration (XLA's `SchedulerConfig`).
@@ -98,6 +102,15 @@ pub struct SchedulerConfig {
     pub pin_written_order: bool,
     /// The latency estimator.
     pub estimator: EstimatorKind,
+    /// The device profile of the analytic estimator (a built-in name,
+    /// `cpu-local`, or a TOML file).
+    pub profile: String,
+    /// The topology of the analytic estimator; the profile's own, else a
+    /// flat link like `weft run`'s default, when absent.
+    pub topology: Option<String>,
+    /// The collective algorithm of the analytic estimator (`ring`, `tree`,
+    /// `direct` or `best`).
+    pub collective_algorithm: String,
 }
 
 impl Default for SchedulerConfig {
@@ -138,7 +151,10 @@ impl Default for SchedulerConfig {
             top_down_scheduling: false,
             enable_schedule_by_structure: false,
             pin_written_order: false,
-            estimator: EstimatorKind::Approximate,
+            estimator: EstimatorKind::Analytic,
+            profile: weft_cost::profile::REFERENCE.to_string(),
+            topology: None,
+            collective_algorithm: "ring".to_string(),
         }
     }
 }
@@ -165,9 +181,27 @@ const fn flag(name: &'static str, doc: &'static str) -> OptionSpec {
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "latency_estimator",
-        kind: OptionKind::Choice(&["approximate", "test"]),
-        default: "approximate",
-        doc: "approximate: XLA's ApproximateLatencyEstimator; test: the estimator of XLA's scheduler tests",
+        kind: OptionKind::Choice(&["analytic", "approximate", "test"]),
+        default: "analytic",
+        doc: "analytic: weft's cost model (profile, topology); approximate: XLA's ApproximateLatencyEstimator; test: the estimator of XLA's scheduler tests",
+    },
+    OptionSpec {
+        name: "profile",
+        kind: OptionKind::Text,
+        default: "cpu-reference",
+        doc: "the analytic estimator's device profile: a built-in name (cpu-reference, h100-sxm, tpu-v5e), cpu-local, or a .toml file",
+    },
+    OptionSpec {
+        name: "topology",
+        kind: OptionKind::Text,
+        default: "the profile's, else flat",
+        doc: "the analytic estimator's topology, as weft run --topology takes it (flat, nodes:8:…, torus:4x4, …)",
+    },
+    OptionSpec {
+        name: "collective_algorithm",
+        kind: OptionKind::Choice(&["ring", "tree", "direct", "best"]),
+        default: "ring",
+        doc: "the analytic estimator's collective algorithm, as weft run --collective-algorithm",
     },
     int(
         "collective_broadcast_overlap_limit",
@@ -407,10 +441,16 @@ impl SchedulerConfig {
             top_down_scheduling: flag("top_down_scheduling"),
             enable_schedule_by_structure: flag("enable_schedule_by_structure"),
             pin_written_order: flag("pin_written_order"),
-            estimator: match options.word("latency_estimator", "approximate") {
+            estimator: match options.word("latency_estimator", "analytic") {
                 "test" => EstimatorKind::Test,
-                _ => EstimatorKind::Approximate,
+                "approximate" => EstimatorKind::Approximate,
+                _ => EstimatorKind::Analytic,
             },
+            profile: options.text("profile").unwrap_or(base.profile),
+            topology: options.text("topology"),
+            collective_algorithm: options
+                .word("collective_algorithm", &base.collective_algorithm)
+                .to_string(),
         }
     }
 }

@@ -6,14 +6,31 @@
 //! transfer's latency, which is what the scheduler hides by placing other
 //! nodes' costs inside it.
 //!
+//! Three estimators:
+//!
+//! - `approximate` and `test`: XLA's abstract units (see
+//!   [`EstimatorKind`]), to reproduce XLA's decisions;
+//! - `analytic`: microseconds from weft's cost model. A node costs what the
+//!   device profile says its work takes ([`weft_cost::Profile::time`] of
+//!   [`weft_cost::work::of`]); a while loop its body's cost times its trip
+//!   count, a call its callee's, a conditional its dearest branch. An
+//!   async start→done edge waits as long as the collective takes on the
+//!   topology under the chosen algorithm ([`weft_cost::Interconnect`]), the
+//!   same model `weft run` charges; other edges wait nothing.
+//!
 //! A `latency_metadata` frontend attribute (nanoseconds) on an instruction
 //! overrides nothing here; XLA reads it only in backend estimators.
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+use weft_cost::{Collective, Interconnect, Profile};
 use weft_ir::attrs::{Attrs, FusionKind};
-use weft_ir::{Instr, Module, Opcode};
+use weft_ir::{Comp, Instr, Module, Opcode};
 
 use super::config::EstimatorKind;
 use super::resources::canonical;
+use crate::analysis::while_loop;
 
 /// XLA's `ApproximateLatencyEstimator` constants.
 const LOW_COST: f64 = 1.0;
@@ -22,9 +39,177 @@ const HIGH_COST: f64 = 5000.0;
 const LOW_LATENCY: f64 = 1.0;
 const HIGH_LATENCY: f64 = 5000.0;
 
+/// The cost model behind the `analytic` estimator.
+pub struct Analytic {
+    /// The device.
+    pub profile: Profile,
+    /// The interconnect and collective algorithm.
+    pub interconnect: Interconnect,
+    /// Computation costs already summed.
+    computations: RefCell<FxHashMap<Comp, f64>>,
+}
+
+impl Analytic {
+    /// A cost model of `profile` on `interconnect`.
+    pub fn new(profile: Profile, interconnect: Interconnect) -> Analytic {
+        Analytic {
+            profile,
+            interconnect,
+            computations: RefCell::new(FxHashMap::default()),
+        }
+    }
+
+    fn microseconds(duration: std::time::Duration) -> f64 {
+        duration.as_secs_f64() * 1e6
+    }
+
+    /// The time of one instruction, callees included.
+    pub fn node_cost(&self, module: &Module, instr: Instr) -> f64 {
+        let data = module.instr(instr);
+        match data.opcode {
+            Opcode::While => {
+                let trips = while_loop::trip_count(module, instr).unwrap_or(1).max(0) as f64;
+                let per_trip: f64 = data
+                    .callees
+                    .iter()
+                    .map(|&comp| self.computation_cost(module, comp))
+                    .sum();
+                trips * per_trip
+            }
+            Opcode::Call => data
+                .callees
+                .iter()
+                .map(|&comp| self.computation_cost(module, comp))
+                .sum(),
+            Opcode::Conditional => data
+                .callees
+                .iter()
+                .map(|&comp| self.computation_cost(module, comp))
+                .fold(0.0, f64::max),
+            // The transfer is the edge's latency; the device is free.
+            _ if canonical(module, instr).outer != data.opcode
+                || matches!(
+                    data.opcode,
+                    Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
+                ) =>
+            {
+                0.0
+            }
+            _ => Self::microseconds(self.profile.time(&weft_cost::work::of(module, instr))),
+        }
+    }
+
+    fn computation_cost(&self, module: &Module, comp: Comp) -> f64 {
+        if let Some(&known) = self.computations.borrow().get(&comp) {
+            return known;
+        }
+        // Mark it first: a computation that (wrongly) calls itself costs
+        // nothing more the second time round.
+        self.computations.borrow_mut().insert(comp, 0.0);
+        let total = module
+            .comp(comp)
+            .body()
+            .iter()
+            .map(|&instr| self.node_cost(module, instr))
+            .sum();
+        self.computations.borrow_mut().insert(comp, total);
+        total
+    }
+
+    /// How long the collective `start` begins takes, in microseconds.
+    pub fn collective_latency(&self, module: &Module, start: Instr) -> f64 {
+        let Some((collective, bytes, group, pairs)) = describe_collective(module, start) else {
+            return 0.0;
+        };
+        let time = match collective {
+            CollectiveShape::Permute => {
+                self.interconnect
+                    .collective_time(Collective::Permute(&pairs), bytes, &group)
+            }
+            CollectiveShape::Other(collective) => {
+                self.interconnect.collective_time(collective, bytes, &group)
+            }
+        };
+        Self::microseconds(time)
+    }
+}
+
+enum CollectiveShape {
+    Permute,
+    Other(Collective<'static>),
+}
+
+/// The instruction that carries a start's collective attributes: itself, or
+/// the root of the computation a generic start wraps.
+fn collective_of(module: &Module, start: Instr) -> Instr {
+    if module.instr(start).opcode == Opcode::AsyncStart
+        && let Some(&comp) = module.instr(start).callees.first()
+        && let Some(root) = module.comp(comp).root()
+    {
+        return root;
+    }
+    start
+}
+
+/// What a collective moves: its kind, the bytes each member contributes,
+/// one group of members (device ids) and, for a permute, its pairs.
+#[allow(clippy::type_complexity)]
+fn describe_collective(
+    module: &Module,
+    start: Instr,
+) -> Option<(CollectiveShape, f64, Vec<usize>, Vec<(usize, usize)>)> {
+    let collective = collective_of(module, start);
+    let data = module.instr(collective);
+    let bytes: f64 = data
+        .operands
+        .iter()
+        .map(|&operand| weft_cost::work::shape_bytes(module, module.instr(operand).shape))
+        .sum();
+    let devices = |channel: bool| {
+        let replicas = module.config.replica_count.unwrap_or(1).max(1) as usize;
+        let partitions = module.config.num_partitions.unwrap_or(1).max(1) as usize;
+        if channel {
+            partitions.max(replicas)
+        } else {
+            replicas
+        }
+    };
+    match &data.attrs {
+        Attrs::CollectivePermute(permute) => {
+            let pairs: Vec<(usize, usize)> = permute
+                .source_target_pairs
+                .iter()
+                .map(|&(s, t)| (s.max(0) as usize, t.max(0) as usize))
+                .collect();
+            let mut group: Vec<usize> = pairs.iter().flat_map(|&(s, t)| [s, t]).collect();
+            group.sort_unstable();
+            group.dedup();
+            Some((CollectiveShape::Permute, bytes, group, pairs))
+        }
+        Attrs::Collective(attrs) => {
+            let kind = match data.opcode {
+                Opcode::AllReduce | Opcode::AllReduceStart => Collective::AllReduce,
+                Opcode::AllGather | Opcode::AllGatherStart => Collective::AllGather,
+                Opcode::ReduceScatter => Collective::ReduceScatter,
+                Opcode::AllToAll | Opcode::RaggedAllToAll => Collective::AllToAll,
+                Opcode::CollectiveReduce => Collective::Reduce,
+                _ => Collective::Broadcast,
+            };
+            let groups = attrs.replica_groups.groups().ok()?;
+            let group: Vec<usize> = match groups.first() {
+                Some(first) => first.iter().map(|&id| id.max(0) as usize).collect(),
+                None => (0..devices(attrs.channel_id.is_some())).collect(),
+            };
+            Some((CollectiveShape::Other(kind), bytes, group, Vec::new()))
+        }
+        _ => None,
+    }
+}
+
 /// Prices nodes and edges for one module.
 pub struct Estimator {
     kind: EstimatorKind,
+    analytic: Option<Analytic>,
 }
 
 fn fusion_kind(module: &Module, instr: Instr) -> Option<FusionKind> {
@@ -52,14 +237,20 @@ pub fn is_async_pair(module: &Module, from: Instr, to: Instr) -> bool {
 }
 
 impl Estimator {
-    /// The estimator `kind`.
-    pub fn new(kind: EstimatorKind) -> Estimator {
-        Estimator { kind }
+    /// The estimator `kind` (`analytic` needs its cost model).
+    pub fn new(kind: EstimatorKind, analytic: Option<Analytic>) -> Estimator {
+        Estimator { kind, analytic }
     }
 
     /// How long `target` waits after `from`.
     pub fn latency_between(&self, module: &Module, from: Instr, target: Instr) -> f64 {
         match self.kind {
+            EstimatorKind::Analytic => match &self.analytic {
+                Some(model) if is_async_pair(module, from, target) => {
+                    model.collective_latency(module, from)
+                }
+                _ => 0.0,
+            },
             EstimatorKind::Approximate => {
                 if is_async_pair(module, from, target) {
                     HIGH_LATENCY
@@ -87,6 +278,10 @@ impl Estimator {
         let is_output_fusion = kind == Some(FusionKind::Output);
         let heavy = is_output_fusion || module.instr(instr).opcode == Opcode::Convolution;
         match self.kind {
+            EstimatorKind::Analytic => self
+                .analytic
+                .as_ref()
+                .map_or(0.0, |model| model.node_cost(module, instr)),
             EstimatorKind::Approximate => {
                 if is_loop_fusion {
                     MEDIUM_COST

@@ -165,6 +165,34 @@ fn prepare_groups_for_top_down(module: &mut Module) -> Result<(), PassError> {
     Ok(())
 }
 
+/// The estimator `config` names, its cost model loaded for `analytic`.
+fn make_estimator(config: &SchedulerConfig) -> Result<Estimator, PassError> {
+    if config.estimator != EstimatorKind::Analytic {
+        return Ok(Estimator::new(config.estimator, None));
+    }
+    let (profile, _) = weft_cost::Profile::resolve(Some(&config.profile))
+        .map_err(|message| PassError::new(format!("{NAME}: {message}")))?;
+    let topology = match &config.topology {
+        Some(text) => weft_cost::Topology::parse(text, weft_cost::Link::default())
+            .map_err(|error| PassError::new(format!("{NAME}: the topology: {error}")))?,
+        None => profile
+            .topology()
+            .unwrap_or_else(|| weft_cost::Topology::flat(weft_cost::Link::default())),
+    };
+    let selection = config
+        .collective_algorithm
+        .parse()
+        .map_err(|message: String| PassError::new(format!("{NAME}: {message}")))?;
+    let interconnect = weft_cost::Interconnect {
+        topology,
+        selection,
+    };
+    Ok(Estimator::new(
+        EstimatorKind::Analytic,
+        Some(estimator::Analytic::new(profile, interconnect)),
+    ))
+}
+
 fn schedule_all(
     module: &mut Module,
     config: &SchedulerConfig,
@@ -173,7 +201,7 @@ fn schedule_all(
     aliases: &Aliases,
     report: &mut Report,
 ) -> Result<(), PassError> {
-    let estimator = Estimator::new(config.estimator);
+    let estimator = make_estimator(config)?;
     let mut counter = ResourceCounter::new(config);
     report.computations.clear();
     for &comp in comps {

@@ -276,3 +276,52 @@ fn a_pinned_computation_keeps_its_written_order_and_moves_only_open_pairs() {
         assert!(at(&pinned, "c1") < at(&pinned, "agd1"), "{pinned:?}");
     }
 }
+
+#[test]
+fn the_analytic_estimator_prices_work_and_transfers_from_the_cost_model() {
+    let module = parse(OVERLAP);
+    let config = SchedulerConfig::default();
+    assert_eq!(config.estimator, super::EstimatorKind::Analytic);
+    let estimator = super::make_estimator(&config).unwrap();
+    let find = |name: &str| {
+        module
+            .all_instrs()
+            .find(|&i| module.instr(i).name == name)
+            .unwrap()
+    };
+    // The convolution's modelled time, in microseconds, is what the
+    // profile says its work takes.
+    let profile = weft_cost::Profile::built_in(weft_cost::profile::REFERENCE).unwrap();
+    let expected = profile
+        .time(&weft_cost::work::of(&module, find("c")))
+        .as_secs_f64()
+        * 1e6;
+    assert!((estimator.node_cost(&module, find("c")) - expected).abs() < 1e-9);
+    assert_eq!(estimator.node_cost(&module, find("ags")), 0.0);
+    // The gather's edge waits the flat link's time for what a member
+    // receives: 5 µs plus 4 KiB at 25 GB/s.
+    let latency = estimator.latency_between(&module, find("ags"), find("agd"));
+    assert!(
+        (latency - (5.0 + 4096.0 / 25e9 * 1e6)).abs() < 1e-3,
+        "{latency}"
+    );
+    assert_eq!(
+        estimator.latency_between(&module, find("p"), find("ags")),
+        0.0
+    );
+}
+
+#[test]
+fn a_bad_profile_or_topology_is_a_clear_error() {
+    let mut module = parse(OVERLAP);
+    let error =
+        latency_hiding_scheduler(&mut module, &options(&[("profile", "no-such")])).unwrap_err();
+    assert!(
+        error.message.contains("no profile named `no-such`"),
+        "{}",
+        error.message
+    );
+    let error =
+        latency_hiding_scheduler(&mut module, &options(&[("topology", "torus:4y4")])).unwrap_err();
+    assert!(error.message.contains("the topology"), "{}", error.message);
+}
