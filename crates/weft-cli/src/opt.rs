@@ -11,6 +11,42 @@ use weft_passes::registry;
 use crate::fmt::InputFormat;
 use crate::input;
 
+/// The named pipelines of `--pipeline`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NamedPipeline {
+    /// Every collective asynchronous, scheduled to overlap compute.
+    Async,
+}
+
+/// The passes of `pipeline` for a module that is (or is not yet)
+/// `scheduled`, with the scheduler options the flags give.
+fn named_pipeline(pipeline: NamedPipeline, scheduled: bool, args: &OptArgs) -> String {
+    match pipeline {
+        NamedPipeline::Async => {
+            let mut passes = vec![
+                "async-collective-creator{convert=all-reduce,all-gather,reduce-scatter,all-to-all,collective-permute,collective-broadcast,ragged-all-to-all}".to_string(),
+            ];
+            if !scheduled {
+                passes.push("hlo-memory-scheduler".into());
+            }
+            passes.push("legalize-scheduling-annotations".into());
+            let mut options = Vec::new();
+            if let Some(profile) = &args.profile {
+                options.push(format!("profile={profile}"));
+            }
+            if let Some(topology) = &args.topology {
+                options.push(format!("topology={topology}"));
+            }
+            if options.is_empty() {
+                passes.push("latency-hiding-scheduler".into());
+            } else {
+                passes.push(format!("latency-hiding-scheduler{{{}}}", options.join(" ")));
+            }
+            passes.join(",")
+        }
+    }
+}
+
 /// The format `weft opt` writes.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Emit {
@@ -29,6 +65,25 @@ pub struct OptArgs {
     /// the field names of XLA's config for the pass (see --list-passes).
     #[arg(long, value_name = "PASSES", default_value = "")]
     passes: String,
+    /// A named pipeline instead of --passes: `async` makes every collective
+    /// asynchronous and schedules it to overlap compute
+    /// (async-collective-creator, hlo-memory-scheduler when the input has no
+    /// schedule, legalize-scheduling-annotations, latency-hiding-scheduler).
+    #[arg(long, value_name = "NAME", conflicts_with = "passes")]
+    pipeline: Option<NamedPipeline>,
+    /// With --pipeline: the device profile the scheduler's cost model uses
+    /// (a built-in name, cpu-local, or a .toml file).
+    #[arg(long, value_name = "NAME", requires = "pipeline")]
+    profile: Option<String>,
+    /// With --pipeline: the topology the scheduler's cost model uses, as
+    /// `weft run --topology` takes it.
+    #[arg(long, value_name = "SPEC", requires = "pipeline")]
+    topology: Option<String>,
+    /// Print why each pass did what it did to standard error (the
+    /// latency-hiding scheduler: where each async op went, and the rule
+    /// that put it there).
+    #[arg(long)]
+    explain: bool,
     /// Write the result to OUT instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
@@ -86,7 +141,11 @@ pub fn run(args: &OptArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     // The pipeline first: a mistake in it is found before any input is read.
-    let passes = match registry::build(&args.passes) {
+    let text = match args.pipeline {
+        Some(named) => named_pipeline(named, false, args),
+        None => args.passes.clone(),
+    };
+    let mut passes = match registry::build(&text) {
         Ok(passes) => passes,
         Err(error) => {
             tell!(
@@ -137,7 +196,7 @@ pub fn run(args: &OptArgs) -> ExitCode {
     // The input is verified before any pass runs on it: a pass may assume a
     // valid module. With no passes nothing runs, and `weft opt` costs what
     // `weft fmt` does (`weft check` verifies).
-    let verify_input = !pipeline_is_empty(&args.passes) || args.verify_each;
+    let verify_input = !pipeline_is_empty(&text) || args.verify_each;
     let (mut module, verify_options) = match load(&source, format, verify_input, args.threads) {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -148,10 +207,18 @@ pub fn run(args: &OptArgs) -> ExitCode {
     if let Some(partitions) = args.num_partitions {
         module.config.num_partitions = Some(partitions);
     }
+    if let Some(named) = args.pipeline
+        && module.is_scheduled()
+    {
+        // A scheduled input keeps its schedule as the scheduler's start.
+        passes = registry::build(&named_pipeline(named, true, args))
+            .expect("the named pipeline was checked above");
+    }
     let pipeline = Pipeline::new(passes);
     let options = PipelineOptions {
         verify_each: args.verify_each,
         verify: verify_options,
+        explain: args.explain,
         dump_after,
         dump_dir: args.dump_dir.clone(),
     };
@@ -164,6 +231,17 @@ pub fn run(args: &OptArgs) -> ExitCode {
     };
     if args.timings {
         print_timings(&report);
+    }
+    if args.explain {
+        for run in &report.runs {
+            if run.remarks.is_empty() {
+                continue;
+            }
+            tell!("{}:", run.name);
+            for remark in &run.remarks {
+                tell!("  {remark}");
+            }
+        }
     }
     let emit = args.emit.unwrap_or(match format {
         InputFormat::Mlir => Emit::Stablehlo,

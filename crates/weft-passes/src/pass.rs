@@ -19,6 +19,13 @@ pub trait Pass {
 
     /// Runs the pass on `module`; `Ok(true)` when it changed the module.
     fn run(&self, module: &mut Module) -> Result<bool, PassError>;
+
+    /// Runs the pass and says why it did what it did: lines of text, one
+    /// decision each (what `weft opt --explain` prints). Passes with
+    /// nothing to explain run as [`Pass::run`] does.
+    fn run_explained(&self, module: &mut Module) -> Result<(bool, Vec<String>), PassError> {
+        Ok((self.run(module)?, Vec::new()))
+    }
 }
 
 /// Why a pass could not run or did not finish.

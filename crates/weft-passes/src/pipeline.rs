@@ -35,6 +35,8 @@ pub struct PipelineOptions {
     pub verify_each: bool,
     /// How strictly to verify.
     pub verify: weft_ir::verify::VerifyOptions,
+    /// Ask each pass why it did what it did ([`Pass::run_explained`]).
+    pub explain: bool,
     /// Which passes to write the module after.
     pub dump_after: DumpAfter,
     /// Where the dumps go: `NN.<pass>.hlo`, numbered from 1 in pipeline
@@ -53,6 +55,8 @@ pub struct PassRun {
     pub duration: Duration,
     /// How long verifying after it took, when the runner verified.
     pub verification: Option<Duration>,
+    /// Why it did what it did, when the runner asked ([`PipelineOptions::explain`]).
+    pub remarks: Vec<String>,
 }
 
 /// What a pipeline did.
@@ -164,7 +168,12 @@ impl Pipeline {
         for (index, pass) in self.passes.iter().enumerate() {
             let phase = module.phase();
             let started = Instant::now();
-            let changed = pass.run(module).map_err(|error| PipelineError::Failed {
+            let outcome = if options.explain {
+                pass.run_explained(module)
+            } else {
+                pass.run(module).map(|changed| (changed, Vec::new()))
+            };
+            let (changed, remarks) = outcome.map_err(|error| PipelineError::Failed {
                 pass: pass.name(),
                 index,
                 error,
@@ -207,6 +216,7 @@ impl Pipeline {
                 changed,
                 duration,
                 verification,
+                remarks,
             });
         }
         Ok(report)

@@ -242,6 +242,12 @@ impl Estimator {
         Estimator { kind, analytic }
     }
 
+    /// Whether times are microseconds of the cost model (else abstract
+    /// units).
+    pub fn is_analytic(&self) -> bool {
+        self.kind == EstimatorKind::Analytic
+    }
+
     /// How long `target` waits after `from`.
     pub fn latency_between(&self, module: &Module, from: Instr, target: Instr) -> f64 {
         match self.kind {

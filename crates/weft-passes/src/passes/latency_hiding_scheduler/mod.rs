@@ -89,6 +89,120 @@ pub struct Report {
     pub computations: Vec<(Comp, Vec<Placement>)>,
     /// The largest peak of live bytes over the rescheduled computations.
     pub peak_bytes: i64,
+    /// Why each async op is where it is, a line each (`weft opt
+    /// --explain`).
+    pub remarks: Vec<String>,
+}
+
+/// What a ready-set rule means, in words.
+pub fn reason_text(reason: &str) -> &'static str {
+    match reason {
+        "kScheduleDone" => {
+            "an async done is placed as soon as it is ready, so its window opens as early as possible"
+        }
+        "kScheduleAsyncStart" => "an async start is placed as soon as it is ready (top-down)",
+        "kLessStall" => "it was ready sooner than the other candidates",
+        "kUnlockDone" => "it feeds an async done, which it made ready",
+        "kUnlockStart" => "an async start uses it, which it made ready",
+        "kFreeBackedupResource" => "it frees a resource other collectives were waiting for",
+        "kAsyncDepth" => "more async latency lies beyond it (aggressive policies)",
+        "kAsyncHeight" => "more async latency lies behind it (aggressive policies)",
+        "kAvoidWaste" => {
+            "its cost best fills the time until the next node is ready (aggressive policies)"
+        }
+        "kStartAtZeroDepth" => {
+            "an async start with nothing left to overlap is held back (aggressive policies)"
+        }
+        "kCreatesMoreReadyNodes" => "it makes more nodes ready (aggressive policies)",
+        "kForceEarly" => "scheduler_hint=force_early",
+        "kForceDelay" => "scheduler_hint=force_delay",
+        "kForceDelayPriority" => "scheduler_delay_priority",
+        "kForceDelayAfterTarget" => "its scheduling group left it to be delayed",
+        "kDelayDoneOfForceDelayedAsyncStart" => "its start is force-delayed",
+        "kScheduleStart" => {
+            "a ready collective-permute start that frees its resource (release-start policy)"
+        }
+        "kDecreaseMemoryOverLimit" => "over the memory limit, it frees the most memory",
+        "kMemoryPeakOverLimit" => "it keeps the peak under the memory limit",
+        "kNoIncreaseMemoryOverLimit" => "over the memory limit, it does not add memory",
+        "kDepthOverLimit" => "over the memory limit, the shallower node",
+        "kDecreaseMemory" => "it frees memory",
+        "kDelayAsyncStartOfSamePreference" | "kDelayAsyncDoneOfSamePreference" => {
+            "schedule by structure"
+        }
+        "kOriginalOrder" => "nothing else told it apart: the written order decides",
+        "kOnlyCandidate" => "it was the only instruction ready",
+        "kNop" => "a no-op, placed as soon as it is ready",
+        "kScheduledWithItsGroup" => "placed with its scheduling group",
+        _ => "a rule of the ready set",
+    }
+}
+
+/// The lines `--explain` prints for one rescheduled computation.
+fn explain_computation(
+    module: &Module,
+    comp: Comp,
+    placements: &[Placement],
+    estimator: &Estimator,
+    counter: &ResourceCounter<'_>,
+    estimated_time: f64,
+) -> Vec<String> {
+    let unit = if estimator.is_analytic() {
+        " us"
+    } else {
+        " units"
+    };
+    let sequence: Vec<Instr> = placements.iter().map(|p| p.instr).collect();
+    let mut lines = vec![format!(
+        "%{}: {} instructions rescheduled, estimated {:.3}{unit}",
+        module.comp(comp).name,
+        sequence.len(),
+        estimated_time
+    )];
+    let position: rustc_hash::FxHashMap<Instr, usize> = sequence
+        .iter()
+        .enumerate()
+        .map(|(at, &i)| (i, at))
+        .collect();
+    for (at, placement) in placements.iter().enumerate() {
+        let start = placement.instr;
+        if !counter.is_supported_async_start(module, start) {
+            continue;
+        }
+        let done = sequence[at + 1..].iter().copied().find(|&candidate| {
+            counter.is_supported_async_done(module, candidate)
+                && module.instr(candidate).operands.first() == Some(&start)
+        });
+        let Some(done) = done else {
+            continue;
+        };
+        let done_at = position[&done];
+        let window: f64 = sequence[at + 1..done_at]
+            .iter()
+            .map(|&instr| estimator.node_cost(module, instr))
+            .sum();
+        let latency = estimator.latency_between(module, start, done);
+        let hidden = window.min(latency);
+        lines.push(format!(
+            "  %{} [{at}] .. %{} [{done_at}]: {} instructions between, {:.3} of {:.3}{unit} of latency hidden",
+            module.instr(start).name,
+            module.instr(done).name,
+            done_at - at - 1,
+            hidden,
+            latency,
+        ));
+        lines.push(format!(
+            "    start: {} ({})",
+            reason_text(placement.reason),
+            placement.reason
+        ));
+        let done_reason = placements[done_at].reason;
+        lines.push(format!(
+            "    done: {} ({done_reason})",
+            reason_text(done_reason)
+        ));
+    }
+    lines
 }
 
 /// The computations with something to schedule, callees first.
@@ -204,6 +318,7 @@ fn schedule_all(
     let estimator = make_estimator(config)?;
     let mut counter = ResourceCounter::new(config);
     report.computations.clear();
+    report.remarks.clear();
     for &comp in comps {
         let sequence = module
             .schedule()
@@ -244,6 +359,14 @@ fn schedule_all(
         };
         module.schedule_mut().set_sequence(comp, outcome.sequence);
         counter.invalidate(comp);
+        report.remarks.extend(explain_computation(
+            module,
+            comp,
+            &outcome.placements,
+            &estimator,
+            &counter,
+            outcome.estimated_time,
+        ));
         report.computations.push((comp, outcome.placements));
     }
     let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);
@@ -304,6 +427,23 @@ impl Pass for LatencyHidingScheduler {
 
     fn run(&self, module: &mut Module) -> Result<bool, PassError> {
         Ok(latency_hiding_scheduler(module, &self.config)?.is_some())
+    }
+
+    fn run_explained(&self, module: &mut Module) -> Result<(bool, Vec<String>), PassError> {
+        Ok(match latency_hiding_scheduler(module, &self.config)? {
+            Some(report) => {
+                let mut remarks = report.remarks;
+                remarks.push(format!(
+                    "peak memory of the rescheduled computations: {} bytes",
+                    report.peak_bytes
+                ));
+                (true, remarks)
+            }
+            None => (
+                false,
+                vec!["nothing to schedule: no async op the scheduler moves".into()],
+            ),
+        })
     }
 }
 
