@@ -100,6 +100,10 @@ pub struct SchedulerConfig {
     /// Keep every computation's written order (beyond XLA; a computation
     /// can also ask for it itself, see `weft_ir::pinned_order`).
     pub pin_written_order: bool,
+    /// Try XLA's algorithm under several configurations and starting orders
+    /// and keep the fastest on the runtime's streams, memory within bounds
+    /// (beyond XLA); `None` means "with the analytic estimator".
+    pub refine: Option<bool>,
     /// The latency estimator.
     pub estimator: EstimatorKind,
     /// The device profile of the analytic estimator (a built-in name,
@@ -151,6 +155,7 @@ impl Default for SchedulerConfig {
             top_down_scheduling: false,
             enable_schedule_by_structure: false,
             pin_written_order: false,
+            refine: None,
             estimator: EstimatorKind::Analytic,
             profile: weft_cost::profile::REFERENCE.to_string(),
             topology: None,
@@ -352,6 +357,12 @@ pub const OPTIONS: &[OptionSpec] = &[
         "enable_schedule_by_structure",
         "prefer async starts (bottom-up) or dones (top-down) last among equals",
     ),
+    OptionSpec {
+        name: "refine",
+        kind: OptionKind::Bool,
+        default: "true with the analytic estimator",
+        doc: "weft's default: run XLA's algorithm under several configurations and from the written order too, keep the fastest on the runtime's streams whose peak stays within 1.2x the starting schedule's (or memory_limit)",
+    },
     flag(
         "pin_written_order",
         "keep every computation's written order; only async pairs written back to back move (a computation whose root has _weft_pin_order=\"true\" is pinned without it)",
@@ -359,6 +370,12 @@ pub const OPTIONS: &[OptionSpec] = &[
 ];
 
 impl SchedulerConfig {
+    /// Whether weft's default search runs (see [`SchedulerConfig::refine`]).
+    pub fn refine(&self) -> bool {
+        self.refine
+            .unwrap_or(self.estimator == EstimatorKind::Analytic)
+    }
+
     /// The configuration `options` give.
     pub fn from_options(options: &Options) -> SchedulerConfig {
         let base = SchedulerConfig::default();
@@ -441,6 +458,7 @@ impl SchedulerConfig {
             top_down_scheduling: flag("top_down_scheduling"),
             enable_schedule_by_structure: flag("enable_schedule_by_structure"),
             pin_written_order: flag("pin_written_order"),
+            refine: options.text("refine").map(|value| value != "false"),
             estimator: match options.word("latency_estimator", "analytic") {
                 "test" => EstimatorKind::Test,
                 "approximate" => EstimatorKind::Approximate,

@@ -242,6 +242,19 @@ impl Estimator {
         Estimator { kind, analytic }
     }
 
+    /// The transfer time of a synchronous collective (analytic only; 0
+    /// for anything else).
+    pub fn collective_time(&self, module: &Module, instr: Instr) -> f64 {
+        let data = module.instr(instr);
+        let is_sync_collective = data.opcode.has(weft_ir::opcode::Flags::COLLECTIVE)
+            && canonical(module, instr).outer == data.opcode
+            && !matches!(data.opcode, Opcode::Send | Opcode::Recv);
+        match &self.analytic {
+            Some(model) if is_sync_collective => model.collective_latency(module, instr),
+            _ => 0.0,
+        }
+    }
+
     /// Whether times are microseconds of the cost model (else abstract
     /// units).
     pub fn is_analytic(&self) -> bool {

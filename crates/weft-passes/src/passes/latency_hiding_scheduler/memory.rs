@@ -160,6 +160,24 @@ impl<'a> ModuleMemory<'a> {
         self.states.insert(comp, state);
     }
 
+    /// The most bytes live at once while `comp` runs `sequence` (its
+    /// callers' live buffers included), walking it the way this model was
+    /// built to.
+    pub fn sequence_peak(&self, comp: Comp, sequence: &[Instr]) -> i64 {
+        let metadata = self.metadata(comp);
+        let mut tracker = PressureTracker::new(self, &metadata, &self.live_at_bottom(comp));
+        if self.top_down {
+            for &instr in sequence {
+                tracker.update(self, &metadata, instr);
+            }
+        } else {
+            for &instr in sequence.iter().rev() {
+                tracker.update(self, &metadata, instr);
+            }
+        }
+        tracker.peak() + tracker.initial
+    }
+
     /// Records the pressure `comp`'s new schedule reaches.
     pub fn set_state(&mut self, comp: Comp, state: PressureState) {
         self.states.insert(comp, state);

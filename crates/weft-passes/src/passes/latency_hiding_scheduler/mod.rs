@@ -58,6 +58,7 @@ pub mod memory;
 pub mod ready_set;
 pub mod resources;
 pub mod state;
+pub mod timeline;
 
 use weft_ir::{Comp, Instr, Module, Opcode};
 
@@ -307,6 +308,149 @@ fn make_estimator(config: &SchedulerConfig) -> Result<Estimator, PassError> {
     ))
 }
 
+/// One run of XLA's algorithm on `comp` from `base` under `config`.
+#[allow(clippy::too_many_arguments)]
+fn schedule_once(
+    module: &Module,
+    comp: Comp,
+    base: &[Instr],
+    config: &SchedulerConfig,
+    estimator: &Estimator,
+    dataflow: &Dataflow,
+    aliases: &Aliases,
+    counter: &mut ResourceCounter<'_>,
+) -> Result<state::ComputationSchedule, PassError> {
+    let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);
+    let graph_inputs = GraphInputs {
+        estimator,
+        dataflow,
+        aliases,
+    };
+    let pin = config.pin_written_order || weft_ir::pinned_order::is_pinned(module, comp);
+    let mut graph = ScheduleGraph::build(
+        module,
+        base,
+        &graph_inputs,
+        counter,
+        config.top_down_scheduling,
+        pin,
+    );
+    graph.analyse();
+    let inputs = Inputs {
+        module,
+        config,
+        estimator,
+        memory: &memory,
+    };
+    schedule_computation(&inputs, comp, graph, counter)
+}
+
+/// Whether `order` lists every instruction after its operands and control
+/// predecessors.
+fn is_topological(module: &Module, order: &[Instr]) -> bool {
+    let position: rustc_hash::FxHashMap<Instr, usize> =
+        order.iter().enumerate().map(|(at, &i)| (i, at)).collect();
+    order.iter().enumerate().all(|(at, &instr)| {
+        let data = module.instr(instr);
+        data.operands
+            .iter()
+            .chain(data.control_predecessors())
+            .all(|other| position.get(other).is_none_or(|&p| p < at))
+    })
+}
+
+/// The configurations and starting orders weft's default tries besides
+/// the one asked for (see [`refine`](SchedulerConfig::refine)).
+fn candidates(
+    module: &Module,
+    comp: Comp,
+    base: &[Instr],
+    config: &SchedulerConfig,
+) -> Vec<(SchedulerConfig, Vec<Instr>, &'static str)> {
+    let mut found = vec![(config.clone(), base.to_vec(), "as configured")];
+    let written = module.comp(comp).body().to_vec();
+    let mut bases = vec![(base.to_vec(), "")];
+    if written != base && written.len() == base.len() && is_topological(module, &written) {
+        bases.push((written, ", from the written order"));
+    }
+    // One async stream runs transfers back to back, so more of them may be
+    // queued than XLA's limits of one allow.
+    let raise = |c: &mut SchedulerConfig| {
+        for limit in [
+            &mut c.collective_broadcast_overlap_limit,
+            &mut c.collective_permute_overlap_limit,
+            &mut c.all_to_all_overlap_limit,
+            &mut c.ragged_all_to_all_overlap_limit,
+            &mut c.all_gather_overlap_limit,
+            &mut c.all_reduce_overlap_limit,
+            &mut c.reduce_scatter_overlap_limit,
+            &mut c.send_recv_overlap_limit,
+            &mut c.copy_overlap_limit,
+        ] {
+            *limit = (*limit).max(QUEUED_TRANSFERS);
+        }
+    };
+    let large = base.len() > LARGE_COMPUTATION;
+    for (order, from) in &bases {
+        for (raised, aggressive, top_down) in [
+            (false, false, false),
+            (true, false, false),
+            (false, true, false),
+            (true, true, false),
+            (true, false, true),
+        ] {
+            if large && (aggressive || top_down) {
+                continue;
+            }
+            let mut candidate = config.clone();
+            if raised {
+                raise(&mut candidate);
+            }
+            candidate.aggressive_scheduling_policies |= aggressive;
+            candidate.top_down_scheduling |= top_down;
+            let label = match (raised, aggressive, top_down) {
+                (false, false, false) => "as configured",
+                (true, false, false) => "transfers queued",
+                (false, true, false) => "aggressive",
+                (true, true, false) => "transfers queued, aggressive",
+                _ => "transfers queued, top-down",
+            };
+            if candidate == *config && order == base {
+                continue;
+            }
+            let label: &'static str = match (label, from.is_empty()) {
+                (label, true) => label,
+                ("as configured", false) => "as configured, from the written order",
+                ("transfers queued", false) => "transfers queued, from the written order",
+                ("aggressive", false) => "aggressive, from the written order",
+                ("transfers queued, aggressive", false) => {
+                    "transfers queued, aggressive, from the written order"
+                }
+                _ => "transfers queued, top-down, from the written order",
+            };
+            found.push((candidate, order.clone(), label));
+        }
+    }
+    found
+}
+
+/// How many transfers weft's default lets queue on the async stream.
+const QUEUED_TRANSFERS: i64 = 8;
+
+/// Above this many instructions, weft's default tries fewer candidates.
+const LARGE_COMPUTATION: usize = 20_000;
+
+/// The peak weft's default may reach: 1.2 times the starting schedule's
+/// (a memory-minimising one, in the async pipeline), or the memory limit
+/// when that allows more.
+fn memory_bound(config: &SchedulerConfig, base_peak: i64) -> i64 {
+    let relative = base_peak.saturating_mul(6) / 5;
+    match config.memory_limit {
+        Some(limit) => relative.max(i64::try_from(limit).unwrap_or(i64::MAX)),
+        None => relative,
+    }
+}
+
 fn schedule_all(
     module: &mut Module,
     config: &SchedulerConfig,
@@ -320,7 +464,7 @@ fn schedule_all(
     report.computations.clear();
     report.remarks.clear();
     for &comp in comps {
-        let sequence = module
+        let base = module
             .schedule()
             .sequence(comp)
             .map(<[Instr]>::to_vec)
@@ -331,32 +475,73 @@ fn schedule_all(
                 ))
                 .with_hint("the latency-hiding scheduler refines a schedule: run hlo-memory-scheduler first")
             })?;
-        let outcome = {
-            let module: &Module = module;
-            let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);
-            let graph_inputs = GraphInputs {
-                estimator: &estimator,
-                dataflow,
-                aliases,
+        let module_view: &Module = module;
+        let mut outcome = schedule_once(
+            module_view,
+            comp,
+            &base,
+            config,
+            &estimator,
+            dataflow,
+            aliases,
+            &mut counter,
+        )?;
+        let mut choice = String::new();
+        if config.refine() {
+            // Weft's default: XLA's algorithm under several configurations
+            // and from both starting orders, the fastest on the runtime's
+            // streams kept, memory within bounds. The configured run is one
+            // of the candidates, so the choice is never slower than it.
+            let yardstick = ModuleMemory::new(module_view, dataflow, aliases, false);
+            let bound = memory_bound(config, yardstick.sequence_peak(comp, &base));
+            let mut best_time =
+                timeline::estimate(module_view, &outcome.sequence, &estimator, &counter);
+            let mut best_peak = yardstick.sequence_peak(comp, &outcome.sequence);
+            let configured_time = best_time;
+            let mut best_label = "as configured";
+            for (candidate, order, label) in candidates(module_view, comp, &base, config)
+                .into_iter()
+                .skip(1)
+            {
+                let mut candidate_counter = ResourceCounter::new(&candidate);
+                let Ok(tried) = schedule_once(
+                    module_view,
+                    comp,
+                    &order,
+                    &candidate,
+                    &estimator,
+                    dataflow,
+                    aliases,
+                    &mut candidate_counter,
+                ) else {
+                    continue;
+                };
+                let time = timeline::estimate(module_view, &tried.sequence, &estimator, &counter);
+                let peak = yardstick.sequence_peak(comp, &tried.sequence);
+                let fits = peak <= bound;
+                let best_fits = best_peak <= bound;
+                let better = match (fits, best_fits) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    (true, true) => time < best_time * (1.0 - 1e-9),
+                    (false, false) => peak < best_peak,
+                };
+                if better {
+                    best_time = time;
+                    best_peak = peak;
+                    best_label = label;
+                    outcome = tried;
+                }
+            }
+            let unit = if estimator.is_analytic() {
+                " us"
+            } else {
+                " units"
             };
-            let pin = config.pin_written_order || weft_ir::pinned_order::is_pinned(module, comp);
-            let mut graph = ScheduleGraph::build(
-                module,
-                &sequence,
-                &graph_inputs,
-                &mut counter,
-                config.top_down_scheduling,
-                pin,
+            choice = format!(
+                "  chosen: {best_label}: {best_time:.3}{unit} on the runtime's streams (as configured: {configured_time:.3}{unit}), peak {best_peak} bytes (bound {bound})"
             );
-            graph.analyse();
-            let inputs = Inputs {
-                module,
-                config,
-                estimator: &estimator,
-                memory: &memory,
-            };
-            schedule_computation(&inputs, comp, graph, &counter)?
-        };
+        }
         module.schedule_mut().set_sequence(comp, outcome.sequence);
         counter.invalidate(comp);
         report.remarks.extend(explain_computation(
@@ -367,6 +552,9 @@ fn schedule_all(
             &counter,
             outcome.estimated_time,
         ));
+        if !choice.is_empty() {
+            report.remarks.push(choice);
+        }
         report.computations.push((comp, outcome.placements));
     }
     let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);

@@ -99,9 +99,13 @@ fn most_in_flight(sequence: &[String]) -> i32 {
 
 #[test]
 fn the_overlap_limit_bounds_collectives_in_flight() {
-    let one = schedule(TWO_GATHERS, &SchedulerConfig::default());
+    // XLA's algorithm alone (refine=false) keeps to the limits it is given.
+    let one = schedule(TWO_GATHERS, &options(&[("refine", "false")]));
     assert_eq!(most_in_flight(&one), 1, "{one:?}");
-    let two = schedule(TWO_GATHERS, &options(&[("all_gather_overlap_limit", "2")]));
+    let two = schedule(
+        TWO_GATHERS,
+        &options(&[("all_gather_overlap_limit", "2"), ("refine", "false")]),
+    );
     assert_eq!(most_in_flight(&two), 2, "{two:?}");
 }
 
@@ -324,4 +328,45 @@ fn a_bad_profile_or_topology_is_a_clear_error() {
     let error =
         latency_hiding_scheduler(&mut module, &options(&[("topology", "torus:4y4")])).unwrap_err();
     assert!(error.message.contains("the topology"), "{}", error.message);
+}
+
+#[test]
+fn weft_default_is_never_slower_than_the_configured_run_and_keeps_memory_bounded() {
+    let mut configured = parse(TWO_GATHERS);
+    let mut refined = parse(TWO_GATHERS);
+    let xla = options(&[("refine", "false")]);
+    latency_hiding_scheduler(&mut configured, &xla).unwrap();
+    let report = latency_hiding_scheduler(&mut refined, &SchedulerConfig::default())
+        .unwrap()
+        .unwrap();
+    let config = SchedulerConfig::default();
+    let estimator = super::make_estimator(&config).unwrap();
+    let counter = super::resources::ResourceCounter::new(&config);
+    let time = |module: &Module| {
+        let entry = module.entry().unwrap();
+        let sequence = module.schedule().sequence(entry).unwrap().to_vec();
+        super::timeline::estimate(module, &sequence, &estimator, &counter)
+    };
+    assert!(time(&refined) <= time(&configured));
+    // Two gathers queue on the async stream while the convolution runs.
+    let entry = refined.entry().unwrap();
+    let names: Vec<String> = refined
+        .schedule()
+        .sequence(entry)
+        .unwrap()
+        .iter()
+        .map(|&i| refined.instr(i).name.to_string())
+        .collect();
+    assert_eq!(most_in_flight(&names), 2, "{names:?}");
+    let chosen = report
+        .remarks
+        .iter()
+        .find(|r| r.contains("chosen:"))
+        .unwrap();
+    assert!(chosen.contains("transfers queued"), "{chosen}");
+    // A memory limit below what queueing needs keeps one in flight.
+    let tight = options(&[("memory_limit", "1")]);
+    let mut limited = parse(TWO_GATHERS);
+    latency_hiding_scheduler(&mut limited, &tight).unwrap();
+    weft_ir::verify(&limited).unwrap();
 }

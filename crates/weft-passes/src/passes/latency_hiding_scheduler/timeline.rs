@@ -1,0 +1,64 @@
+//! How long a computation's sequence takes on one device, as weft's
+//! runtime runs it: the yardstick weft's default uses to choose among
+//! candidate schedules.
+//!
+//! The device has a compute stream and one async stream, as `weft run`
+//! models it (`docs/runtime.md`): instructions run on the compute stream in
+//! sequence order, each for its cost; an async start hands its transfer to
+//! the async stream, where it begins at the later of the start and the end
+//! of the stream's previous job and lasts the start→done latency; a done
+//! holds the compute stream until its transfer is over. The computation
+//! ends when both streams are idle. Every device of an SPMD program runs
+//! the same sequence, so one device's time is the step's.
+//!
+//! Costs and latencies are the estimator's, so the yardstick and the
+//! scheduler's own clock agree on what an instruction costs; only the
+//! streams differ (the list scheduler's clock lets transfers overlap each
+//! other, the runtime's stream does not).
+
+use rustc_hash::FxHashMap;
+use weft_ir::{Instr, Module};
+
+use super::estimator::Estimator;
+use super::resources::ResourceCounter;
+
+/// The time `sequence` takes (see the module docs).
+pub fn estimate(
+    module: &Module,
+    sequence: &[Instr],
+    estimator: &Estimator,
+    counter: &ResourceCounter<'_>,
+) -> f64 {
+    let mut compute = 0.0f64;
+    let mut stream = 0.0f64;
+    let mut done_at: FxHashMap<Instr, f64> = FxHashMap::default();
+    let mut dones: FxHashMap<Instr, Instr> = FxHashMap::default();
+    for &instr in sequence {
+        if counter.is_supported_async_done(module, instr)
+            && let Some(&start) = module.instr(instr).operands.first()
+        {
+            dones.insert(start, instr);
+        }
+    }
+    for &instr in sequence {
+        if counter.is_supported_async_start(module, instr) {
+            let latency = dones
+                .get(&instr)
+                .map_or(0.0, |&done| estimator.latency_between(module, instr, done));
+            let begin = compute.max(stream);
+            stream = begin + latency;
+            done_at.insert(instr, stream);
+            compute += estimator.node_cost(module, instr);
+            continue;
+        }
+        if counter.is_supported_async_done(module, instr)
+            && let Some(start) = module.instr(instr).operands.first()
+            && let Some(&ready) = done_at.get(start)
+        {
+            compute = compute.max(ready);
+        }
+        // A synchronous collective holds the compute stream for its transfer.
+        compute += estimator.node_cost(module, instr) + estimator.collective_time(module, instr);
+    }
+    compute.max(stream)
+}
