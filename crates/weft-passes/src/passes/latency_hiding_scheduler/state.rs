@@ -106,6 +106,8 @@ pub struct State<'m> {
     pub estimator: &'m Estimator,
     /// Units left of each resource.
     pub available: [Option<i64>; RESOURCE_COUNT],
+    /// Each resource's limit.
+    limits: [Option<i64>; RESOURCE_COUNT],
     /// Ready nodes that occupy each resource.
     pub users_in_queue: [i64; RESOURCE_COUNT],
     /// The clock.
@@ -144,12 +146,19 @@ impl<'m> State<'m> {
         self.future.peek().map(|f| f.time)
     }
 
+    /// Whether scheduling `node` now would put more of a resource in flight
+    /// than its limit allows. A node that needs more than the whole limit (a
+    /// loop whose body was scheduled under a larger one) may still go when
+    /// nothing else holds the resource; XLA would stop there with an error.
     fn crosses_overlap_limit(&self, node: NodeId) -> bool {
         self.graph.nodes[node]
             .recursive_resources
             .iter()
             .any(|&(resource, count)| {
-                self.available[resource].is_some_and(|available| count > available)
+                self.available[resource].is_some_and(|available| {
+                    let whole = self.limits[resource].unwrap_or(available);
+                    count.min(whole.max(1)) > available
+                })
             })
     }
 
@@ -704,6 +713,7 @@ pub fn schedule_computation(
         config: inputs.config,
         estimator: inputs.estimator,
         available: counter.limits(),
+        limits: counter.limits(),
         users_in_queue: [0; RESOURCE_COUNT],
         current_time: 0.0,
         ready: Vec::new(),
