@@ -498,39 +498,77 @@ fn schedule_all(
                 timeline::estimate(module_view, &outcome.sequence, &estimator, &counter);
             let mut best_peak = yardstick.sequence_peak(comp, &outcome.sequence);
             let configured_time = best_time;
-            let mut best_label = "as configured";
-            for (candidate, order, label) in candidates(module_view, comp, &base, config)
-                .into_iter()
-                .skip(1)
-            {
-                let mut candidate_counter = ResourceCounter::new(&candidate);
-                let Ok(tried) = schedule_once(
-                    module_view,
-                    comp,
-                    &order,
-                    &candidate,
-                    &estimator,
-                    dataflow,
-                    aliases,
-                    &mut candidate_counter,
-                ) else {
-                    continue;
-                };
-                let time = timeline::estimate(module_view, &tried.sequence, &estimator, &counter);
-                let peak = yardstick.sequence_peak(comp, &tried.sequence);
-                let fits = peak <= bound;
-                let best_fits = best_peak <= bound;
-                let better = match (fits, best_fits) {
-                    (true, false) => true,
-                    (false, true) => false,
-                    (true, true) => time < best_time * (1.0 - 1e-9),
-                    (false, false) => peak < best_peak,
-                };
-                if better {
-                    best_time = time;
-                    best_peak = peak;
-                    best_label = label;
-                    outcome = tried;
+            let mut best_label = "as configured".to_string();
+            let mut pending: Vec<(SchedulerConfig, Vec<Instr>, String)> =
+                candidates(module_view, comp, &base, config)
+                    .into_iter()
+                    .skip(1)
+                    .map(|(c, o, l)| (c, o, l.to_string()))
+                    .collect();
+            for round in 0..2 {
+                for (candidate, order, label) in std::mem::take(&mut pending) {
+                    let mut candidate_counter = ResourceCounter::new(&candidate);
+                    let Ok(tried) = schedule_once(
+                        module_view,
+                        comp,
+                        &order,
+                        &candidate,
+                        &estimator,
+                        dataflow,
+                        aliases,
+                        &mut candidate_counter,
+                    ) else {
+                        continue;
+                    };
+                    let time =
+                        timeline::estimate(module_view, &tried.sequence, &estimator, &counter);
+                    let peak = yardstick.sequence_peak(comp, &tried.sequence);
+                    let fits = peak <= bound;
+                    let best_fits = best_peak <= bound;
+                    let better = match (fits, best_fits) {
+                        (true, false) => true,
+                        (false, true) => false,
+                        (true, true) => time < best_time * (1.0 - 1e-9),
+                        (false, false) => peak < best_peak,
+                    };
+                    if better {
+                        best_time = time;
+                        best_peak = peak;
+                        best_label = label;
+                        outcome = tried;
+                    }
+                }
+                if best_peak <= bound || round == 1 {
+                    break;
+                }
+                // Nothing fits: one collective of a kind at a time, and the
+                // candidates again, now under XLA's memory-pressure rules
+                // with the bound as the memory limit.
+                let limit = u64::try_from(bound).unwrap_or(u64::MAX);
+                let mut one_at_a_time = config.clone();
+                for overlap in [
+                    &mut one_at_a_time.collective_broadcast_overlap_limit,
+                    &mut one_at_a_time.collective_permute_overlap_limit,
+                    &mut one_at_a_time.all_to_all_overlap_limit,
+                    &mut one_at_a_time.ragged_all_to_all_overlap_limit,
+                    &mut one_at_a_time.all_gather_overlap_limit,
+                    &mut one_at_a_time.all_reduce_overlap_limit,
+                    &mut one_at_a_time.reduce_scatter_overlap_limit,
+                    &mut one_at_a_time.copy_overlap_limit,
+                ] {
+                    *overlap = 1;
+                }
+                for (candidate, order, label) in
+                    std::iter::once((one_at_a_time, base.clone(), "one at a time"))
+                        .chain(candidates(module_view, comp, &base, config))
+                {
+                    let mut candidate = candidate;
+                    candidate.memory_limit = Some(
+                        candidate
+                            .memory_limit
+                            .map_or(limit, |given| given.min(limit)),
+                    );
+                    pending.push((candidate, order, format!("{label}, memory-limited")));
                 }
             }
             let unit = if estimator.is_analytic() {
