@@ -41,7 +41,7 @@ pub fn known_trip_count(module: &Module, while_instr: Instr) -> Option<u64> {
 pub(super) struct Control<'m, 'o> {
     module: &'m Module,
     profile: &'o Profile,
-    analysis: Option<&'o dyn Fn(&Module, Instr) -> Option<i64>>,
+    analysis: Option<&'o super::TripCountAnalysis>,
     fallback: Option<u64>,
     trips: FxHashMap<Instr, u64>,
     branches: FxHashMap<Instr, usize>,
@@ -52,7 +52,7 @@ impl<'m, 'o> Control<'m, 'o> {
     pub(super) fn new(
         module: &'m Module,
         profile: &'o Profile,
-        analysis: Option<&'o dyn Fn(&Module, Instr) -> Option<i64>>,
+        analysis: Option<&'o super::TripCountAnalysis>,
         fallback: Option<u64>,
     ) -> Control<'m, 'o> {
         Control {

@@ -47,6 +47,9 @@ use crate::devices::Grid;
 use crate::devices::timeline::{Detail, DeviceTimeline, Track};
 use crate::evaluate::RunError;
 
+/// An analysis giving a loop's trip count from its instructions, if it can.
+pub type TripCountAnalysis = dyn Fn(&Module, Instr) -> Option<i64>;
+
 /// How a simulation prices work and transfers, and what it keeps.
 #[derive(Clone)]
 pub struct SimulateOptions<'a> {
@@ -64,7 +67,7 @@ pub struct SimulateOptions<'a> {
     /// caller's analysis (weft-passes' `while_loop::trip_count`, which this
     /// crate does not depend on, so the runtime stays apart from the
     /// compiler).
-    pub trip_count: Option<&'a dyn Fn(&Module, Instr) -> Option<i64>>,
+    pub trip_count: Option<&'a TripCountAnalysis>,
     /// The trip count of every loop neither gives.
     pub fallback_trip_count: Option<u64>,
 }
