@@ -155,6 +155,16 @@ pub fn device_count(text: &str) -> Result<usize, String> {
     whole(text, 1, MOST_DEVICES, "devices").map(|n| n as usize)
 }
 
+/// The most devices `weft simulate` takes: it runs no threads, and its
+/// plan of each collective grows with the devices.
+pub const MOST_SIMULATED_DEVICES: u64 = 1 << 20;
+
+/// `weft simulate`'s `--devices`, `--replicas`, `--partitions`: from 1 to
+/// [`MOST_SIMULATED_DEVICES`].
+pub fn simulated_device_count(text: &str) -> Result<usize, String> {
+    whole(text, 1, MOST_SIMULATED_DEVICES, "devices").map(|n| n as usize)
+}
+
 /// `--max-iterations`: at least one iteration.
 pub fn max_iterations(text: &str) -> Result<u64, String> {
     whole(text, 1, u64::MAX, "iterations")

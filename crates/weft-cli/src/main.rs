@@ -42,6 +42,7 @@ mod interpret;
 mod opt;
 mod ranks;
 mod run;
+mod simulate;
 
 use std::process::ExitCode;
 
@@ -133,6 +134,20 @@ enum Command {
     /// --out-sharding) or DIR/outN.shards.npy. Exit status 1 with the failing
     /// instruction named on any error.
     Run(Box<run::RunArgs>),
+    /// Simulate a program on many devices under the cost model, without
+    /// computing values.
+    ///
+    /// Runs the (scheduled) per-device program of an HLO file (or a
+    /// StableHLO `.mlir` file, lowered first) on every device's compute and
+    /// async streams under virtual timing — collectives synchronising their
+    /// groups, loops by their known trip count, conditionals by their
+    /// slowest branch — and prints the summary of `weft run --timing
+    /// virtual` (step time; per device compute, transfer, wait, host,
+    /// exposed communication, overlap). Devices that must have the same
+    /// timeline are simulated once per equivalence class, so thousands take
+    /// seconds. Exit status 1 with a located error when the program cannot
+    /// be simulated.
+    Simulate(Box<simulate::SimulateArgs>),
     /// Run a StableHLO test file as `stablehlo-translate --interpret
     /// -split-input-file` does.
     ///
@@ -170,6 +185,7 @@ fn main() -> ExitCode {
         Command::Opt(args) => opt::run(&args),
         Command::Analyze(args) => analyze::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Simulate(args) => simulate::run(&args),
         Command::Interpret(args) => interpret::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),

@@ -10,7 +10,9 @@
 //! - [`evaluate`](mod@evaluate): the evaluator, one device, every instruction in order;
 //! - [`devices`]: a grid of devices as threads, their collectives and their
 //!   point-to-point transfers;
-//! - [`random`]: seeded inputs for programs run without any.
+//! - [`random`]: seeded inputs for programs run without any;
+//! - [`simulate`](mod@simulate): a grid's timeline under virtual timing
+//!   without computing values, each equivalence class of devices once.
 
 #![deny(missing_docs)]
 
@@ -19,6 +21,7 @@ pub mod evaluate;
 pub mod npy;
 pub mod numbers;
 pub mod random;
+pub mod simulate;
 pub mod tensor;
 
 pub use evaluate::{Evaluation, Limits, RunError, evaluate, run, run_with, set_kernel_threads};

@@ -20,14 +20,14 @@ use weft_runtime::{Tensor, Value};
 /// (`--max-value-gib`, the limit on any value of the run), all of them
 /// together at most `total` (`--max-input-gib`). Bytes are reserved before
 /// the value they are for is read or drawn.
-pub(super) struct InputBudget {
+pub(crate) struct InputBudget {
     per_value: u64,
     total: u64,
     used: u64,
 }
 
 impl InputBudget {
-    pub(super) fn new(per_value: u64, total: u64) -> InputBudget {
+    pub(crate) fn new(per_value: u64, total: u64) -> InputBudget {
         InputBudget {
             per_value,
             total,

@@ -17,16 +17,17 @@ use crate::input;
 mod inputs;
 mod outputs;
 mod progress_line;
-mod report;
+pub(crate) mod report;
 mod unpartitioned;
 
 use inputs::{
     InputBudget, global_to_devices, parameter_label, random_global_dims, random_value, read_global,
     read_input, read_shards,
 };
+pub(crate) use outputs::prepare_destinations;
 use outputs::{
-    OutputForm, Reassembly, flatten, output_form, prepare_destinations, reassembly,
-    records_entry_shardings, summary, write_forms,
+    OutputForm, Reassembly, flatten, output_form, reassembly, records_entry_shardings, summary,
+    write_forms,
 };
 
 /// The link model's modes.
@@ -403,26 +404,7 @@ fn timing_of(
         None => (TimingMode::Wall, None),
     };
     Ok(match mode {
-        TimingMode::Virtual => {
-            let (profile, origin) = weft_cost::Profile::resolve(args.profile.as_deref())
-                .map_err(|e| format!("error: --profile: {e}"))?;
-            let origin = match origin {
-                weft_cost::profile::Origin::BuiltIn if args.profile.is_none() => {
-                    "built in; `weft calibrate` measures this machine".to_string()
-                }
-                weft_cost::profile::Origin::BuiltIn => "built in".to_string(),
-                weft_cost::profile::Origin::Cached(path) => {
-                    format!("calibrated, {}", path.display())
-                }
-                weft_cost::profile::Origin::File(path) => path.display().to_string(),
-            };
-            let note = report::TimingNote {
-                mode: "virtual",
-                reason,
-                profile: Some((profile.name.clone(), origin)),
-            };
-            (Timing::Virtual(Arc::new(profile)), note)
-        }
+        TimingMode::Virtual => virtual_timing(args.profile.as_deref(), reason)?,
         TimingMode::Measured => (
             Timing::Measured,
             report::TimingNote {
@@ -442,6 +424,33 @@ fn timing_of(
     })
 }
 
+/// Virtual timing on the profile `--profile` names (`None`: the default),
+/// with the summary's note saying which and where it came from.
+pub(crate) fn virtual_timing(
+    profile: Option<&str>,
+    reason: Option<String>,
+) -> Result<(weft_runtime::devices::clock::Timing, report::TimingNote), String> {
+    use weft_runtime::devices::clock::Timing;
+    let (resolved, origin) =
+        weft_cost::Profile::resolve(profile).map_err(|e| format!("error: --profile: {e}"))?;
+    let origin = match origin {
+        weft_cost::profile::Origin::BuiltIn if profile.is_none() => {
+            "built in; `weft calibrate` measures this machine".to_string()
+        }
+        weft_cost::profile::Origin::BuiltIn => "built in".to_string(),
+        weft_cost::profile::Origin::Cached(path) => {
+            format!("calibrated, {}", path.display())
+        }
+        weft_cost::profile::Origin::File(path) => path.display().to_string(),
+    };
+    let note = report::TimingNote {
+        mode: "virtual",
+        reason,
+        profile: Some((resolved.name.clone(), origin)),
+    };
+    Ok((Timing::Virtual(Arc::new(resolved)), note))
+}
+
 /// The interconnect `--topology` and `--collective-algorithm` describe
 /// (`None` without `--topology`: the flat link), its links defaulting to
 /// `link`; a grid topology must hold every device.
@@ -451,7 +460,25 @@ fn interconnect_of(
     timing: &weft_runtime::devices::clock::Timing,
     devices: usize,
 ) -> Result<Option<Arc<weft_cost::Interconnect>>, String> {
-    let Some(text) = &args.topology else {
+    interconnect_from(
+        args.topology.as_deref(),
+        args.collective_algorithm,
+        link,
+        timing,
+        devices,
+    )
+}
+
+/// [`interconnect_of`] from the flags' values (`weft simulate` has the
+/// same flags).
+pub(crate) fn interconnect_from(
+    topology: Option<&str>,
+    algorithm: weft_cost::Selection,
+    link: weft_runtime::devices::Link,
+    timing: &weft_runtime::devices::clock::Timing,
+    devices: usize,
+) -> Result<Option<Arc<weft_cost::Interconnect>>, String> {
+    let Some(text) = topology else {
         return Ok(None);
     };
     let topology = if text == "profile" {
@@ -476,8 +503,15 @@ fn interconnect_of(
     }
     Ok(Some(Arc::new(weft_cost::Interconnect {
         topology,
-        selection: args.collective_algorithm,
+        selection: algorithm,
     })))
+}
+
+/// The input budget of a run given no limits: what a program whose shapes
+/// need no inputs never draws on.
+pub(crate) fn default_budget() -> InputBudget {
+    let per_value = weft_runtime::evaluate::DEFAULT_MAX_VALUE_BYTES;
+    InputBudget::new(per_value, per_value.saturating_mul(2))
 }
 
 /// What the inputs may take: each at most a value's limit, all together at
@@ -502,9 +536,27 @@ fn limits(args: &RunArgs) -> weft_runtime::Limits {
 
 /// The device grid: from the flags, else from the module.
 fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Grid, String> {
+    grid_from(
+        args.devices,
+        args.replicas,
+        args.partitions,
+        module,
+        crate::flags::MOST_DEVICES,
+    )
+}
+
+/// [`grid_of`] from the flags' values (`weft simulate` has the same
+/// flags).
+pub(crate) fn grid_from(
+    devices: Option<usize>,
+    replicas: Option<usize>,
+    partitions: Option<usize>,
+    module: &Module,
+    most: u64,
+) -> Result<weft_runtime::devices::Grid, String> {
     let module_replicas = module.config.replicas().max(1) as usize;
     let module_partitions = module.config.num_partitions.unwrap_or(1).max(1) as usize;
-    let grid = match (args.devices, args.replicas, args.partitions) {
+    let grid = match (devices, replicas, partitions) {
         (None, None, None) => weft_runtime::devices::Grid {
             replicas: module_replicas,
             partitions: module_partitions,
@@ -538,15 +590,35 @@ fn grid_of(args: &RunArgs, module: &Module) -> Result<weft_runtime::devices::Gri
         return Err("error: a grid needs at least one device".into());
     }
     let devices = grid.replicas.checked_mul(grid.partitions);
-    if devices.is_none_or(|n| n as u64 > crate::flags::MOST_DEVICES) {
+    if devices.is_none_or(|n| n as u64 > most) {
         return Err(format!(
-            "error: {} replica(s) × {} partition(s) is more devices than weft runs in one process ({}, each two threads); give --devices, or --replicas and --partitions",
+            "error: {} replica(s) × {} partition(s) is more devices than weft runs in one process ({most}{}); give --devices, or --replicas and --partitions",
             grid.replicas,
             grid.partitions,
-            crate::flags::MOST_DEVICES
+            if most == crate::flags::MOST_DEVICES {
+                ", each two threads"
+            } else {
+                ""
+            }
         ));
     }
     Ok(grid)
+}
+
+/// The link model of `--link`, `--link-bandwidth` (GB/s) and
+/// `--link-latency` (µs).
+pub(crate) fn link_of(
+    mode: Option<LinkMode>,
+    bandwidth: f64,
+    latency: f64,
+) -> weft_runtime::devices::Link {
+    match mode {
+        Some(LinkMode::Unpaced) => weft_runtime::devices::Link::UNPACED,
+        _ => weft_runtime::devices::Link {
+            bandwidth: Some(bandwidth.max(1e-9) * 1e9),
+            latency: std::time::Duration::from_secs_f64(latency.max(0.0) * 1e-6),
+        },
+    }
 }
 
 /// Runs on every device of `grid`.
@@ -642,13 +714,7 @@ fn execute_grid(
             }
         }
     }
-    let link = match args.link {
-        Some(LinkMode::Unpaced) => weft_runtime::devices::Link::UNPACED,
-        _ => weft_runtime::devices::Link {
-            bandwidth: Some(args.link_bandwidth.max(1e-9) * 1e9),
-            latency: std::time::Duration::from_secs_f64(args.link_latency.max(0.0) * 1e-6),
-        },
-    };
+    let link = link_of(args.link, args.link_bandwidth, args.link_latency);
     if args.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
         for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
             tell!("warning: {warning}");
@@ -815,6 +881,7 @@ fn execute_grid(
         steps,
         runs,
         last: timelines,
+        classes: None,
     };
     let mut failures = 0;
     for evaluation in &evaluations {
@@ -868,7 +935,22 @@ fn load(
     args: &RunArgs,
     source: &input::Source,
 ) -> Result<(Module, Option<weft_ir::text::SourceMap>), String> {
-    if InputFormat::of(Some(&args.file), args.input_format) == InputFormat::Mlir {
+    load_program(&args.file, args.input_format, &args.inputs, source, || {
+        input_budget(args)
+    })
+}
+
+/// [`load`] from the flags' values: the program `file` (of `format`, when
+/// its name does not say) read as `source`; `inputs` fix the shapes a
+/// StableHLO program leaves to run time, read within `budget`.
+pub(crate) fn load_program(
+    file: &std::path::Path,
+    format: Option<InputFormat>,
+    inputs: &[PathBuf],
+    source: &input::Source,
+    budget: impl FnOnce() -> InputBudget,
+) -> Result<(Module, Option<weft_ir::text::SourceMap>), String> {
+    if InputFormat::of(Some(file), format) == InputFormat::Mlir {
         use weft_stablehlo::load;
         let body =
             load::parse_verified(&source.text).map_err(|e| e.render(&source.name, &source.text))?;
@@ -876,11 +958,10 @@ fn load(
         // program that needs them pays for reading them twice.
         let lowered = match load::lower(&body, None) {
             Ok(module) => Ok(module),
-            Err(error) if args.inputs.is_empty() => Err(error),
+            Err(error) if inputs.is_empty() => Err(error),
             Err(_) => {
-                let mut budget = input_budget(args);
-                let inputs = args
-                    .inputs
+                let mut budget = budget();
+                let inputs = inputs
                     .iter()
                     .map(|path| {
                         inputs::read_any_array(path, &mut budget).map(|tensor| tensor.to_literal())
@@ -912,7 +993,7 @@ fn load(
 /// A run-time error, pointing at the instruction's line when the program is
 /// HLO text (a lowered StableHLO program has no HLO text to point into);
 /// every other instruction the message names gets its line too.
-fn located(
+pub(crate) fn located(
     error: &weft_runtime::RunError,
     module: &Module,
     source: &input::Source,

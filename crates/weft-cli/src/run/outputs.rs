@@ -93,7 +93,7 @@ pub(super) fn parse_sharding(text: &str) -> Result<Sharding, String> {
 /// Makes sure the files a run is asked for can be written, before it runs:
 /// the `--out` directory is created (when missing), and the `--trace` file
 /// must be in a directory that exists and be writable there.
-pub(super) fn prepare_destinations(out: Option<&Path>, trace: Option<&Path>) -> Result<(), String> {
+pub(crate) fn prepare_destinations(out: Option<&Path>, trace: Option<&Path>) -> Result<(), String> {
     if let Some(dir) = out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("error: --out {}: cannot create it: {e}", dir.display()))?;

@@ -1,7 +1,9 @@
-//! The summary of a multi-device run: step time, each device's breakdown of
-//! compute and communication, a totals row and the critical path, the
-//! per-collective report (`--collectives`), as a table or as JSON
-//! (`--format json`).
+//! The summary of a multi-device run (or simulation): step time, each
+//! device's breakdown of compute and communication, a totals row and the
+//! critical path, the per-collective report (`--collectives`), as a table
+//! or as JSON (`--format json`). `weft run` and `weft simulate` share it,
+//! so the two report alike; a simulation of many devices adds its
+//! equivalence classes, which the table then shows one row each.
 //!
 //! Every figure comes from the devices' timelines
 //! ([`weft_runtime::devices::timeline`]); with `--repeat N` each figure of
@@ -16,7 +18,7 @@ use weft_ir::Module;
 use weft_runtime::devices::timeline::{DeviceTimeline, Figures};
 
 /// How the run kept time, for the header.
-pub(super) struct TimingNote {
+pub(crate) struct TimingNote {
     /// `virtual`, `measured` or `wall`.
     pub mode: &'static str,
     /// Why that mode (`devices outnumber cores`), when it was chosen for
@@ -27,7 +29,7 @@ pub(super) struct TimingNote {
 }
 
 /// What the summary describes.
-pub(super) struct Summary<'a> {
+pub(crate) struct Summary<'a> {
     pub module: &'a Module,
     pub grid: weft_runtime::devices::Grid,
     pub ranks: Option<usize>,
@@ -42,7 +44,16 @@ pub(super) struct Summary<'a> {
     pub runs: Vec<Vec<Figures>>,
     /// The last run's timelines (for the per-collective report).
     pub last: Vec<DeviceTimeline>,
+    /// A simulation's equivalence classes of devices: with more than
+    /// [`DEVICE_ROWS`] devices the table shows a row per class.
+    pub classes: Option<&'a weft_runtime::simulate::Classes>,
 }
+
+/// The most devices the table shows one row each when it can show classes.
+pub(crate) const DEVICE_ROWS: usize = 16;
+
+/// The longest device list a class row shows before it is cut short.
+const DEVICE_LIST_WIDTH: usize = 48;
 
 /// Milliseconds, as the table shows them.
 fn ms(duration: Duration) -> f64 {
@@ -112,7 +123,7 @@ impl Summary<'_> {
     }
 
     /// The summary as lines of text.
-    pub(super) fn text(&self, collectives: bool) -> Vec<String> {
+    pub(crate) fn text(&self, collectives: bool) -> Vec<String> {
         let mut lines = Vec::new();
         let (median, fastest) = self.step();
         let runs = self.steps.len();
@@ -162,8 +173,29 @@ impl Summary<'_> {
                 f.overlap_percent()
             )
         };
-        for (device, figures) in devices.iter().enumerate() {
-            lines.push(row(device.to_string(), figures));
+        match self.classes {
+            Some(classes) if devices.len() > DEVICE_ROWS => {
+                lines[2] = "   class   compute ms  transfer ms    wait ms    host ms  exposed ms   overlap  devices".to_string();
+                for (class, members) in classes.devices.iter().enumerate() {
+                    let mut list = classes.describe(class);
+                    if list.len() > DEVICE_LIST_WIDTH {
+                        let cut = list[..DEVICE_LIST_WIDTH].rfind(", ").unwrap_or(0);
+                        list = format!("{}, …", &list[..cut]);
+                    }
+                    lines.push(format!(
+                        "{}  {} ({} device{})",
+                        row(class.to_string(), &devices[members[0]]),
+                        list,
+                        members.len(),
+                        if members.len() == 1 { "" } else { "s" }
+                    ));
+                }
+            }
+            _ => {
+                for (device, figures) in devices.iter().enumerate() {
+                    lines.push(row(device.to_string(), figures));
+                }
+            }
         }
         if devices.len() > 1 {
             lines.push(row("total".to_string(), &Summary::total(&devices)));
@@ -278,7 +310,7 @@ impl Summary<'_> {
     }
 
     /// The whole summary as JSON (`outputs` is the caller's).
-    pub(super) fn json(&self, outputs: Json) -> Json {
+    pub(crate) fn json(&self, outputs: Json) -> Json {
         let (median, fastest) = self.step();
         let devices = self.devices();
         let figures = |f: &Figures| {
@@ -319,7 +351,21 @@ impl Summary<'_> {
                 })
             })
             .collect();
-        json!({
+        let classes: Option<Vec<Json>> = self.classes.map(|classes| {
+            classes
+                .devices
+                .iter()
+                .enumerate()
+                .map(|(class, members)| {
+                    let mut row = figures(&devices[members[0]]);
+                    row["class"] = json!(class);
+                    row["devices"] = json!(classes.describe(class));
+                    row["device_count"] = json!(members.len());
+                    row
+                })
+                .collect()
+        });
+        let mut summary = json!({
             "step_time_ms": ms(median),
             "fastest_step_time_ms": ms(fastest),
             "runs": self.steps.len(),
@@ -347,7 +393,11 @@ impl Summary<'_> {
             "critical_device": Summary::critical(&devices),
             "collectives": collectives,
             "outputs": outputs,
-        })
+        });
+        if let Some(classes) = classes {
+            summary["classes"] = json!(classes);
+        }
+        summary
     }
 }
 
@@ -400,7 +450,7 @@ fn bytes_text(bytes: f64) -> String {
 }
 
 /// What the summary's columns mean: `weft run --help` shows it.
-pub(super) const COLUMNS: &str = "\
+pub(crate) const COLUMNS: &str = "\
 The summary of a multi-device run (and of one device with --trace, --timing or --format json):
   step time    when the last device finished (its compute and async streams)
   compute      time the compute stream ran instructions (busy − exposed)

@@ -95,7 +95,11 @@ impl Evaluator<'_> {
         // time after the group met; the collective's host work (reducing,
         // concatenating, placing) starts only then, as a receiver can only
         // combine what it has received.
-        let (collective, contributed) = priced(opcode, &parts);
+        let operand_bytes: Vec<f64> = parts
+            .first()
+            .map(|p| p.iter().map(|t| t.bytes.len() as f64).collect())
+            .unwrap_or_default();
+        let (collective, contributed) = priced(opcode, &operand_bytes);
         let received = collective.kind().received_bytes(contributed, group.len());
         let members: Vec<usize> = group.iter().map(|&member| device.grid.id(member)).collect();
         let transfer = device.transfer_time(collective, contributed, &members);
@@ -263,25 +267,15 @@ impl Evaluator<'_> {
         };
         match clock.timing() {
             super::clock::Timing::Virtual(_) => {
-                let reduces = matches!(
+                let operands = parts.first().map(Vec::as_slice).unwrap_or_default();
+                let work = host_work(
                     opcode,
-                    Opcode::AllReduce
-                        | Opcode::AllReduceStart
-                        | Opcode::ReduceScatter
-                        | Opcode::CollectiveReduce
+                    operands.iter().map(|t| (t.elem, t.len() as f64)),
+                    parts.len(),
                 );
-                if !reduces {
+                if work.is_free() {
                     return std::time::Duration::ZERO;
                 }
-                let work = parts.first().map_or(weft_cost::Work::FREE, |operands| {
-                    operands.iter().fold(weft_cost::Work::FREE, |sum, tensor| {
-                        sum.plus(&weft_cost::Work::reduction(
-                            tensor.elem,
-                            tensor.len() as f64,
-                            parts.len(),
-                        ))
-                    })
-                });
                 clock.charge_work(&work)
             }
             _ => {
@@ -695,12 +689,16 @@ impl Evaluator<'_> {
 }
 
 /// The pattern the cost model prices `opcode` as, and the bytes each
-/// member contributes (every member's are the same size; for
-/// ragged-all-to-all, its input, not the output buffer or the offsets).
-fn priced(opcode: Opcode, parts: &[Vec<&Tensor>]) -> (weft_cost::Collective<'static>, f64) {
+/// member contributes, from the byte sizes of one member's operands (every
+/// member's are the same size; for ragged-all-to-all, its input, not the
+/// output buffer or the offsets). Shared with the simulator, which knows
+/// sizes from shapes alone.
+pub(crate) fn priced(
+    opcode: Opcode,
+    operand_bytes: &[f64],
+) -> (weft_cost::Collective<'static>, f64) {
     use weft_cost::Collective;
-    let total = |tensors: &[&Tensor]| tensors.iter().map(|t| t.bytes.len()).sum::<usize>() as f64;
-    let sent = parts.first().map_or(0.0, |p| total(p));
+    let sent = operand_bytes.iter().sum::<f64>();
     match opcode {
         Opcode::AllReduce | Opcode::AllReduceStart => (Collective::AllReduce, sent),
         Opcode::AllGather | Opcode::AllGatherStart => (Collective::AllGather, sent),
@@ -708,15 +706,36 @@ fn priced(opcode: Opcode, parts: &[Vec<&Tensor>]) -> (weft_cost::Collective<'sta
         Opcode::AllToAll => (Collective::AllToAll, sent),
         Opcode::RaggedAllToAll => (
             Collective::AllToAll,
-            parts
-                .first()
-                .and_then(|p| p.first())
-                .map_or(0.0, |input| input.bytes.len() as f64),
+            operand_bytes.first().copied().unwrap_or(0.0),
         ),
         Opcode::CollectiveReduce => (Collective::Reduce, sent),
         // A broadcast: one contribution travels to each receiver.
         _ => (Collective::Broadcast, sent),
     }
+}
+
+/// The modelled host work of a collective of `opcode` over a group of
+/// `members`, whose member contributes arrays of `operands` (element type,
+/// element count): one reduction per operand for the collectives that
+/// reduce, none for the others. Shared with the simulator.
+pub(crate) fn host_work(
+    opcode: Opcode,
+    operands: impl Iterator<Item = (weft_ir::ElementType, f64)>,
+    members: usize,
+) -> weft_cost::Work {
+    let reduces = matches!(
+        opcode,
+        Opcode::AllReduce
+            | Opcode::AllReduceStart
+            | Opcode::ReduceScatter
+            | Opcode::CollectiveReduce
+    );
+    if !reduces {
+        return weft_cost::Work::FREE;
+    }
+    operands.fold(weft_cost::Work::FREE, |sum, (elem, elements)| {
+        sum.plus(&weft_cost::Work::reduction(elem, elements, members))
+    })
 }
 
 /// A collective's results as its value: the array, or a tuple of several.

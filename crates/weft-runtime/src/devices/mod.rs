@@ -121,12 +121,31 @@ impl DeviceContext {
         bytes: f64,
         group: &[usize],
     ) -> Duration {
-        match &self.interconnect {
-            Some(interconnect) => interconnect.collective_time(collective, bytes, group),
-            None => self
-                .link
-                .transfer_time(collective.kind().received_bytes(bytes, group.len())),
-        }
+        transfer_time(
+            self.link,
+            self.interconnect.as_deref(),
+            collective,
+            bytes,
+            group,
+        )
+    }
+}
+
+/// How long a member of `group` (flattened device ids) waits for the data
+/// of `collective` when each member contributes `bytes`: the interconnect's
+/// time when there is one, else the flat link's time for the bytes a member
+/// receives under the ring algorithm. The one place the runtime and the
+/// simulator ask the cost model about transfers.
+pub(crate) fn transfer_time(
+    link: Link,
+    interconnect: Option<&Interconnect>,
+    collective: weft_cost::Collective<'_>,
+    bytes: f64,
+    group: &[usize],
+) -> Duration {
+    match interconnect {
+        Some(interconnect) => interconnect.collective_time(collective, bytes, group),
+        None => link.transfer_time(collective.kind().received_bytes(bytes, group.len())),
     }
 }
 

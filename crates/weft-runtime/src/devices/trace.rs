@@ -282,6 +282,19 @@ pub fn write_chrome_trace(
     options: TraceOptions,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
+    let names: Vec<String> = (0..devices.len()).map(|d| format!("device {d}")).collect();
+    write_named_chrome_trace(module, devices, &names, options, out)
+}
+
+/// [`write_chrome_trace`] with each timeline's process named by `names`
+/// (a simulation's timelines are classes of devices, named by them).
+pub fn write_named_chrome_trace(
+    module: &Module,
+    devices: &[DeviceTimeline],
+    names: &[String],
+    options: TraceOptions,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let members = member_flows(module, devices, options);
     out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
     let mut first = true;
@@ -297,7 +310,7 @@ pub fn write_chrome_trace(
             (
                 "process_name",
                 None,
-                json!({"name": format!("device {device}")}),
+                json!({"name": names.get(device).cloned().unwrap_or_else(|| format!("device {device}"))}),
             ),
             ("process_sort_index", None, json!({"sort_index": device})),
             ("thread_name", Some(0), json!({"name": "compute"})),

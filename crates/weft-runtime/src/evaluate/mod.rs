@@ -459,12 +459,7 @@ impl<'m> Evaluator<'m> {
         if let Some(order) = self.orders.get(&comp) {
             return order.clone();
         }
-        let order = match self.module.schedule().sequence(comp) {
-            Some(sequence) => sequence.to_vec(),
-            None => text_order(self.module, comp)
-                .unwrap_or_else(|| weft_ir::order::post_order(self.module, comp)),
-        };
-        let order = std::rc::Rc::new(order);
+        let order = std::rc::Rc::new(execution_order(self.module, comp));
         self.orders.insert(comp, order.clone());
         order
     }
@@ -573,6 +568,19 @@ impl<'m> Evaluator<'m> {
             instruction: Some(self.place(instr)),
             instr: Some(instr),
             message: message.into(),
+        }
+    }
+}
+
+/// The order the instructions of `comp` run in (see the module docs): the
+/// schedule's sequence, else the text's order when it defines every operand
+/// before its use, else XLA's post-order. Shared with the simulator, so a
+/// simulation runs exactly what a run would.
+pub(crate) fn execution_order(module: &Module, comp: Comp) -> Vec<Instr> {
+    match module.schedule().sequence(comp) {
+        Some(sequence) => sequence.to_vec(),
+        None => {
+            text_order(module, comp).unwrap_or_else(|| weft_ir::order::post_order(module, comp))
         }
     }
 }
