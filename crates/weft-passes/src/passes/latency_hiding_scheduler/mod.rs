@@ -32,7 +32,11 @@
 //!    with a 10% lower limit while the peak exceeds it.
 //!
 //! Given XLA's estimator and configuration, weft makes XLA's decisions, so
-//! the pass also reproduces XLA's schedules outside XLA.
+//! the pass also reproduces XLA's schedules outside XLA. By default it goes
+//! further ([`refine`]): the algorithm runs under several configurations
+//! and starting orders, each result is priced on the runtime's streams
+//! ([`timeline`]), and the fastest that keeps memory within bounds is kept.
+//! [`explain`] says where each async op went and why.
 //!
 //! # Invariants
 //!
@@ -53,9 +57,11 @@
 
 pub mod config;
 pub mod estimator;
+pub mod explain;
 pub mod graph;
 pub mod memory;
 pub mod ready_set;
+pub mod refine;
 pub mod resources;
 pub mod state;
 pub mod timeline;
@@ -93,117 +99,6 @@ pub struct Report {
     /// Why each async op is where it is, a line each (`weft opt
     /// --explain`).
     pub remarks: Vec<String>,
-}
-
-/// What a ready-set rule means, in words.
-pub fn reason_text(reason: &str) -> &'static str {
-    match reason {
-        "kScheduleDone" => {
-            "an async done is placed as soon as it is ready, so its window opens as early as possible"
-        }
-        "kScheduleAsyncStart" => "an async start is placed as soon as it is ready (top-down)",
-        "kLessStall" => "it was ready sooner than the other candidates",
-        "kUnlockDone" => "it feeds an async done, which it made ready",
-        "kUnlockStart" => "an async start uses it, which it made ready",
-        "kFreeBackedupResource" => "it frees a resource other collectives were waiting for",
-        "kAsyncDepth" => "more async latency lies beyond it (aggressive policies)",
-        "kAsyncHeight" => "more async latency lies behind it (aggressive policies)",
-        "kAvoidWaste" => {
-            "its cost best fills the time until the next node is ready (aggressive policies)"
-        }
-        "kStartAtZeroDepth" => {
-            "an async start with nothing left to overlap is held back (aggressive policies)"
-        }
-        "kCreatesMoreReadyNodes" => "it makes more nodes ready (aggressive policies)",
-        "kForceEarly" => "scheduler_hint=force_early",
-        "kForceDelay" => "scheduler_hint=force_delay",
-        "kForceDelayPriority" => "scheduler_delay_priority",
-        "kForceDelayAfterTarget" => "its scheduling group left it to be delayed",
-        "kDelayDoneOfForceDelayedAsyncStart" => "its start is force-delayed",
-        "kScheduleStart" => {
-            "a ready collective-permute start that frees its resource (release-start policy)"
-        }
-        "kDecreaseMemoryOverLimit" => "over the memory limit, it frees the most memory",
-        "kMemoryPeakOverLimit" => "it keeps the peak under the memory limit",
-        "kNoIncreaseMemoryOverLimit" => "over the memory limit, it does not add memory",
-        "kDepthOverLimit" => "over the memory limit, the shallower node",
-        "kDecreaseMemory" => "it frees memory",
-        "kDelayAsyncStartOfSamePreference" | "kDelayAsyncDoneOfSamePreference" => {
-            "schedule by structure"
-        }
-        "kOriginalOrder" => "nothing else told it apart: the written order decides",
-        "kOnlyCandidate" => "it was the only instruction ready",
-        "kNop" => "a no-op, placed as soon as it is ready",
-        "kScheduledWithItsGroup" => "placed with its scheduling group",
-        _ => "a rule of the ready set",
-    }
-}
-
-/// The lines `--explain` prints for one rescheduled computation.
-fn explain_computation(
-    module: &Module,
-    comp: Comp,
-    placements: &[Placement],
-    estimator: &Estimator,
-    counter: &ResourceCounter<'_>,
-    estimated_time: f64,
-) -> Vec<String> {
-    let unit = if estimator.is_analytic() {
-        " us"
-    } else {
-        " units"
-    };
-    let sequence: Vec<Instr> = placements.iter().map(|p| p.instr).collect();
-    let mut lines = vec![format!(
-        "%{}: {} instructions rescheduled, estimated {:.3}{unit}",
-        module.comp(comp).name,
-        sequence.len(),
-        estimated_time
-    )];
-    let position: rustc_hash::FxHashMap<Instr, usize> = sequence
-        .iter()
-        .enumerate()
-        .map(|(at, &i)| (i, at))
-        .collect();
-    for (at, placement) in placements.iter().enumerate() {
-        let start = placement.instr;
-        if !counter.is_supported_async_start(module, start) {
-            continue;
-        }
-        let done = sequence[at + 1..].iter().copied().find(|&candidate| {
-            counter.is_supported_async_done(module, candidate)
-                && module.instr(candidate).operands.first() == Some(&start)
-        });
-        let Some(done) = done else {
-            continue;
-        };
-        let done_at = position[&done];
-        let window: f64 = sequence[at + 1..done_at]
-            .iter()
-            .map(|&instr| estimator.node_cost(module, instr))
-            .sum();
-        let latency = estimator.latency_between(module, start, done);
-        let hidden = window.min(latency);
-        lines.push(format!(
-            "  %{} [{at}] .. %{} [{done_at}]: {} instructions between, {:.3} of {:.3}{unit} of latency hidden",
-            module.instr(start).name,
-            module.instr(done).name,
-            done_at - at - 1,
-            hidden,
-            latency,
-        ));
-        lines.push(format!(
-            "    start: {} ({})",
-            reason_text(placement.reason),
-            placement.reason
-        ));
-        let done_reason = placements[done_at].reason;
-        lines.push(format!(
-            "    done: {} ({done_reason})",
-            reason_text(done_reason)
-        ));
-    }
-    lines
 }
 
 /// The computations with something to schedule, callees first.
@@ -310,7 +205,7 @@ fn make_estimator(config: &SchedulerConfig) -> Result<Estimator, PassError> {
 
 /// One run of XLA's algorithm on `comp` from `base` under `config`.
 #[allow(clippy::too_many_arguments)]
-fn schedule_once(
+pub(crate) fn schedule_once(
     module: &Module,
     comp: Comp,
     base: &[Instr],
@@ -343,112 +238,6 @@ fn schedule_once(
         memory: &memory,
     };
     schedule_computation(&inputs, comp, graph, counter)
-}
-
-/// Whether `order` lists every instruction after its operands and control
-/// predecessors.
-fn is_topological(module: &Module, order: &[Instr]) -> bool {
-    let position: rustc_hash::FxHashMap<Instr, usize> =
-        order.iter().enumerate().map(|(at, &i)| (i, at)).collect();
-    order.iter().enumerate().all(|(at, &instr)| {
-        let data = module.instr(instr);
-        data.operands
-            .iter()
-            .chain(data.control_predecessors())
-            .all(|other| position.get(other).is_none_or(|&p| p < at))
-    })
-}
-
-/// The configurations and starting orders weft's default tries besides
-/// the one asked for (see [`refine`](SchedulerConfig::refine)).
-fn candidates(
-    module: &Module,
-    comp: Comp,
-    base: &[Instr],
-    config: &SchedulerConfig,
-) -> Vec<(SchedulerConfig, Vec<Instr>, &'static str)> {
-    let mut found = vec![(config.clone(), base.to_vec(), "as configured")];
-    let written = module.comp(comp).body().to_vec();
-    let mut bases = vec![(base.to_vec(), "")];
-    if written != base && written.len() == base.len() && is_topological(module, &written) {
-        bases.push((written, ", from the written order"));
-    }
-    // One async stream runs transfers back to back, so more of them may be
-    // queued than XLA's limits of one allow.
-    let raise = |c: &mut SchedulerConfig| {
-        for limit in [
-            &mut c.collective_broadcast_overlap_limit,
-            &mut c.collective_permute_overlap_limit,
-            &mut c.all_to_all_overlap_limit,
-            &mut c.ragged_all_to_all_overlap_limit,
-            &mut c.all_gather_overlap_limit,
-            &mut c.all_reduce_overlap_limit,
-            &mut c.reduce_scatter_overlap_limit,
-            &mut c.send_recv_overlap_limit,
-            &mut c.copy_overlap_limit,
-        ] {
-            *limit = (*limit).max(QUEUED_TRANSFERS);
-        }
-    };
-    let large = base.len() > LARGE_COMPUTATION;
-    for (order, from) in &bases {
-        for (raised, aggressive, top_down) in [
-            (false, false, false),
-            (true, false, false),
-            (false, true, false),
-            (true, true, false),
-            (true, false, true),
-        ] {
-            if large && (aggressive || top_down) {
-                continue;
-            }
-            let mut candidate = config.clone();
-            if raised {
-                raise(&mut candidate);
-            }
-            candidate.aggressive_scheduling_policies |= aggressive;
-            candidate.top_down_scheduling |= top_down;
-            let label = match (raised, aggressive, top_down) {
-                (false, false, false) => "as configured",
-                (true, false, false) => "transfers queued",
-                (false, true, false) => "aggressive",
-                (true, true, false) => "transfers queued, aggressive",
-                _ => "transfers queued, top-down",
-            };
-            if candidate == *config && order == base {
-                continue;
-            }
-            let label: &'static str = match (label, from.is_empty()) {
-                (label, true) => label,
-                ("as configured", false) => "as configured, from the written order",
-                ("transfers queued", false) => "transfers queued, from the written order",
-                ("aggressive", false) => "aggressive, from the written order",
-                ("transfers queued, aggressive", false) => {
-                    "transfers queued, aggressive, from the written order"
-                }
-                _ => "transfers queued, top-down, from the written order",
-            };
-            found.push((candidate, order.clone(), label));
-        }
-    }
-    found
-}
-
-/// How many transfers weft's default lets queue on the async stream.
-const QUEUED_TRANSFERS: i64 = 8;
-
-/// Above this many instructions, weft's default tries fewer candidates.
-const LARGE_COMPUTATION: usize = 20_000;
-
-/// The peak weft's default may reach: 1.2 times the starting schedule's
-/// (a memory-minimising one, in the async pipeline), or the memory limit
-/// when that allows more.
-fn memory_bound(config: &SchedulerConfig, base_peak: i64) -> i64 {
-    let relative = base_peak.saturating_mul(6) / 5;
-    match config.memory_limit {
-        Some(limit) => relative.max(i64::try_from(limit).unwrap_or(i64::MAX)),
-        None => relative,
-    }
 }
 
 fn schedule_all(
@@ -488,101 +277,25 @@ fn schedule_all(
         )?;
         let mut choice = String::new();
         if config.refine() {
-            // Weft's default: XLA's algorithm under several configurations
-            // and from both starting orders, the fastest on the runtime's
-            // streams kept, memory within bounds. The configured run is one
-            // of the candidates, so the choice is never slower than it.
-            let yardstick = ModuleMemory::new(module_view, dataflow, aliases, false);
-            let bound = memory_bound(config, yardstick.sequence_peak(comp, &base));
-            let mut best_time =
-                timeline::estimate(module_view, &outcome.sequence, &estimator, &counter);
-            let mut best_peak = yardstick.sequence_peak(comp, &outcome.sequence);
-            let configured_time = best_time;
-            let mut best_label = "as configured".to_string();
-            let mut pending: Vec<(SchedulerConfig, Vec<Instr>, String)> =
-                candidates(module_view, comp, &base, config)
-                    .into_iter()
-                    .skip(1)
-                    .map(|(c, o, l)| (c, o, l.to_string()))
-                    .collect();
-            for round in 0..2 {
-                for (candidate, order, label) in std::mem::take(&mut pending) {
-                    let mut candidate_counter = ResourceCounter::new(&candidate);
-                    let Ok(tried) = schedule_once(
-                        module_view,
-                        comp,
-                        &order,
-                        &candidate,
-                        &estimator,
-                        dataflow,
-                        aliases,
-                        &mut candidate_counter,
-                    ) else {
-                        continue;
-                    };
-                    let time =
-                        timeline::estimate(module_view, &tried.sequence, &estimator, &counter);
-                    let peak = yardstick.sequence_peak(comp, &tried.sequence);
-                    let fits = peak <= bound;
-                    let best_fits = best_peak <= bound;
-                    let better = match (fits, best_fits) {
-                        (true, false) => true,
-                        (false, true) => false,
-                        (true, true) => time < best_time * (1.0 - 1e-9),
-                        (false, false) => peak < best_peak,
-                    };
-                    if better {
-                        best_time = time;
-                        best_peak = peak;
-                        best_label = label;
-                        outcome = tried;
-                    }
-                }
-                if best_peak <= bound || round == 1 {
-                    break;
-                }
-                // Nothing fits: one collective of a kind at a time, and the
-                // candidates again, now under XLA's memory-pressure rules
-                // with the bound as the memory limit.
-                let limit = u64::try_from(bound).unwrap_or(u64::MAX);
-                let mut one_at_a_time = config.clone();
-                for overlap in [
-                    &mut one_at_a_time.collective_broadcast_overlap_limit,
-                    &mut one_at_a_time.collective_permute_overlap_limit,
-                    &mut one_at_a_time.all_to_all_overlap_limit,
-                    &mut one_at_a_time.ragged_all_to_all_overlap_limit,
-                    &mut one_at_a_time.all_gather_overlap_limit,
-                    &mut one_at_a_time.all_reduce_overlap_limit,
-                    &mut one_at_a_time.reduce_scatter_overlap_limit,
-                    &mut one_at_a_time.copy_overlap_limit,
-                ] {
-                    *overlap = 1;
-                }
-                for (candidate, order, label) in
-                    std::iter::once((one_at_a_time, base.clone(), "one at a time"))
-                        .chain(candidates(module_view, comp, &base, config))
-                {
-                    let mut candidate = candidate;
-                    candidate.memory_limit = Some(
-                        candidate
-                            .memory_limit
-                            .map_or(limit, |given| given.min(limit)),
-                    );
-                    pending.push((candidate, order, format!("{label}, memory-limited")));
-                }
-            }
-            let unit = if estimator.is_analytic() {
-                " us"
-            } else {
-                " units"
-            };
-            choice = format!(
-                "  chosen: {best_label}: {best_time:.3}{unit} on the runtime's streams (as configured: {configured_time:.3}{unit}), peak {best_peak} bytes (bound {bound})"
+            let refined = refine::choose(
+                module_view,
+                comp,
+                &base,
+                config,
+                outcome,
+                &refine::Context {
+                    estimator: &estimator,
+                    dataflow,
+                    aliases,
+                    counter: &counter,
+                },
             );
+            outcome = refined.outcome;
+            choice = refined.remark;
         }
         module.schedule_mut().set_sequence(comp, outcome.sequence);
         counter.invalidate(comp);
-        report.remarks.extend(explain_computation(
+        report.remarks.extend(explain::computation(
             module,
             comp,
             &outcome.placements,

@@ -1,0 +1,273 @@
+//! weft's default: XLA's algorithm, several ways, the best kept.
+//!
+//! XLA's latency-hiding scheduler is a greedy list scheduler: one walk,
+//! one configuration, decisions no later step revisits. Its users report
+//! what that costs (collectives left next to their consumers, peak memory
+//! multiplied when layers are unrolled). weft keeps XLA's algorithm — so its
+//! decisions can be reproduced and explained — and searches over the
+//! choices XLA leaves to the user:
+//!
+//! - the configuration: as given; with transfers allowed to queue on the
+//!   async stream (one stream runs them back to back, so more than XLA's
+//!   one-at-a-time may be in flight); with the aggressive policies; top-down;
+//! - the starting order: the schedule given (usually a memory-minimising
+//!   one) and, when it differs and is valid, the order the program was
+//!   written in, whose ties the walk then breaks the writer's way.
+//!
+//! Each candidate is priced on the runtime's compute and async streams
+//! ([`timeline`](super::timeline)) and its peak measured with the
+//! scheduler's memory model. The fastest whose peak stays within
+//! [`memory_bound`] is kept; if none fits, the candidates run again under
+//! XLA's memory-pressure rules with the bound as memory limit, with one
+//! collective of a kind at a time added, and the lowest peak wins if
+//! still none fits.
+//!
+//! Invariant: the configured run is a candidate, so the choice is never
+//! slower on the streams than XLA's algorithm as configured, unless that
+//! run alone breaks the memory bound.
+
+use weft_ir::{Comp, Instr, Module};
+
+use super::config::SchedulerConfig;
+use super::estimator::Estimator;
+use super::memory::ModuleMemory;
+use super::resources::ResourceCounter;
+use super::state::ComputationSchedule;
+use super::{schedule_once, timeline};
+use crate::analysis::alias::Aliases;
+use crate::analysis::dataflow::Dataflow;
+
+/// How many transfers weft's default lets queue on the async stream.
+const QUEUED_TRANSFERS: i64 = 8;
+
+/// Above this many instructions, weft's default tries fewer candidates.
+const LARGE_COMPUTATION: usize = 20_000;
+
+/// What the search reads besides the computation.
+pub struct Context<'a> {
+    /// The estimator every candidate is priced with.
+    pub estimator: &'a Estimator,
+    /// The module's dataflow.
+    pub dataflow: &'a Dataflow,
+    /// The module's buffers.
+    pub aliases: &'a Aliases,
+    /// Which async ops the scheduler moves (as configured).
+    pub counter: &'a ResourceCounter<'a>,
+}
+
+/// The schedule kept, and a line saying which and why.
+pub struct Refined {
+    /// The schedule kept.
+    pub outcome: ComputationSchedule,
+    /// `chosen: …` for `--explain`.
+    pub remark: String,
+}
+
+/// The peak weft's default may reach: 1.2 times the starting schedule's
+/// (a memory-minimising one, in the async pipeline), or the memory limit
+/// when that allows more.
+pub fn memory_bound(config: &SchedulerConfig, base_peak: i64) -> i64 {
+    let relative = base_peak.saturating_mul(6) / 5;
+    match config.memory_limit {
+        Some(limit) => relative.max(i64::try_from(limit).unwrap_or(i64::MAX)),
+        None => relative,
+    }
+}
+
+/// Whether `order` lists every instruction after its operands and control
+/// predecessors.
+fn is_topological(module: &Module, order: &[Instr]) -> bool {
+    let position: rustc_hash::FxHashMap<Instr, usize> =
+        order.iter().enumerate().map(|(at, &i)| (i, at)).collect();
+    order.iter().enumerate().all(|(at, &instr)| {
+        let data = module.instr(instr);
+        data.operands
+            .iter()
+            .chain(data.control_predecessors())
+            .all(|other| position.get(other).is_none_or(|&p| p < at))
+    })
+}
+
+/// The configurations and starting orders weft's default tries besides
+/// the one asked for (see [`refine`](SchedulerConfig::refine)).
+fn candidates(
+    module: &Module,
+    comp: Comp,
+    base: &[Instr],
+    config: &SchedulerConfig,
+) -> Vec<(SchedulerConfig, Vec<Instr>, &'static str)> {
+    let mut found = vec![(config.clone(), base.to_vec(), "as configured")];
+    let written = module.comp(comp).body().to_vec();
+    let mut bases = vec![(base.to_vec(), "")];
+    if written != base && written.len() == base.len() && is_topological(module, &written) {
+        bases.push((written, ", from the written order"));
+    }
+    // One async stream runs transfers back to back, so more of them may be
+    // queued than XLA's limits of one allow.
+    let raise = |c: &mut SchedulerConfig| {
+        for limit in [
+            &mut c.collective_broadcast_overlap_limit,
+            &mut c.collective_permute_overlap_limit,
+            &mut c.all_to_all_overlap_limit,
+            &mut c.ragged_all_to_all_overlap_limit,
+            &mut c.all_gather_overlap_limit,
+            &mut c.all_reduce_overlap_limit,
+            &mut c.reduce_scatter_overlap_limit,
+            &mut c.send_recv_overlap_limit,
+            &mut c.copy_overlap_limit,
+        ] {
+            *limit = (*limit).max(QUEUED_TRANSFERS);
+        }
+    };
+    let large = base.len() > LARGE_COMPUTATION;
+    for (order, from) in &bases {
+        for (raised, aggressive, top_down) in [
+            (false, false, false),
+            (true, false, false),
+            (false, true, false),
+            (true, true, false),
+            (true, false, true),
+        ] {
+            if large && (aggressive || top_down) {
+                continue;
+            }
+            let mut candidate = config.clone();
+            if raised {
+                raise(&mut candidate);
+            }
+            candidate.aggressive_scheduling_policies |= aggressive;
+            candidate.top_down_scheduling |= top_down;
+            let label = match (raised, aggressive, top_down) {
+                (false, false, false) => "as configured",
+                (true, false, false) => "transfers queued",
+                (false, true, false) => "aggressive",
+                (true, true, false) => "transfers queued, aggressive",
+                _ => "transfers queued, top-down",
+            };
+            if candidate == *config && order == base {
+                continue;
+            }
+            let label: &'static str = match (label, from.is_empty()) {
+                (label, true) => label,
+                ("as configured", false) => "as configured, from the written order",
+                ("transfers queued", false) => "transfers queued, from the written order",
+                ("aggressive", false) => "aggressive, from the written order",
+                ("transfers queued, aggressive", false) => {
+                    "transfers queued, aggressive, from the written order"
+                }
+                _ => "transfers queued, top-down, from the written order",
+            };
+            found.push((candidate, order.clone(), label));
+        }
+    }
+    found
+}
+
+/// Chooses among the candidates for `comp`, `configured` being XLA's
+/// algorithm as configured from `base` (see the module docs).
+pub fn choose(
+    module: &Module,
+    comp: Comp,
+    base: &[Instr],
+    config: &SchedulerConfig,
+    configured: ComputationSchedule,
+    context: &Context<'_>,
+) -> Refined {
+    let (estimator, dataflow, aliases, counter) = (
+        context.estimator,
+        context.dataflow,
+        context.aliases,
+        context.counter,
+    );
+    let mut outcome = configured;
+    // Weft's default: XLA's algorithm under several configurations
+    // and from both starting orders, the fastest on the runtime's
+    // streams kept, memory within bounds. The configured run is one
+    // of the candidates, so the choice is never slower than it.
+    let yardstick = ModuleMemory::new(module, dataflow, aliases, false);
+    let bound = memory_bound(config, yardstick.sequence_peak(comp, base));
+    let mut best_time = timeline::estimate(module, &outcome.sequence, estimator, counter);
+    let mut best_peak = yardstick.sequence_peak(comp, &outcome.sequence);
+    let configured_time = best_time;
+    let mut best_label = "as configured".to_string();
+    let mut pending: Vec<(SchedulerConfig, Vec<Instr>, String)> =
+        candidates(module, comp, base, config)
+            .into_iter()
+            .skip(1)
+            .map(|(c, o, l)| (c, o, l.to_string()))
+            .collect();
+    for round in 0..2 {
+        for (candidate, order, label) in std::mem::take(&mut pending) {
+            let mut candidate_counter = ResourceCounter::new(&candidate);
+            let Ok(tried) = schedule_once(
+                module,
+                comp,
+                &order,
+                &candidate,
+                estimator,
+                dataflow,
+                aliases,
+                &mut candidate_counter,
+            ) else {
+                continue;
+            };
+            let time = timeline::estimate(module, &tried.sequence, estimator, counter);
+            let peak = yardstick.sequence_peak(comp, &tried.sequence);
+            let fits = peak <= bound;
+            let best_fits = best_peak <= bound;
+            let better = match (fits, best_fits) {
+                (true, false) => true,
+                (false, true) => false,
+                (true, true) => time < best_time * (1.0 - 1e-9),
+                (false, false) => peak < best_peak,
+            };
+            if better {
+                best_time = time;
+                best_peak = peak;
+                best_label = label;
+                outcome = tried;
+            }
+        }
+        if best_peak <= bound || round == 1 {
+            break;
+        }
+        // Nothing fits: one collective of a kind at a time, and the
+        // candidates again, now under XLA's memory-pressure rules
+        // with the bound as the memory limit.
+        let limit = u64::try_from(bound).unwrap_or(u64::MAX);
+        let mut one_at_a_time = config.clone();
+        for overlap in [
+            &mut one_at_a_time.collective_broadcast_overlap_limit,
+            &mut one_at_a_time.collective_permute_overlap_limit,
+            &mut one_at_a_time.all_to_all_overlap_limit,
+            &mut one_at_a_time.ragged_all_to_all_overlap_limit,
+            &mut one_at_a_time.all_gather_overlap_limit,
+            &mut one_at_a_time.all_reduce_overlap_limit,
+            &mut one_at_a_time.reduce_scatter_overlap_limit,
+            &mut one_at_a_time.copy_overlap_limit,
+        ] {
+            *overlap = 1;
+        }
+        for (candidate, order, label) in
+            std::iter::once((one_at_a_time, base.to_vec(), "one at a time"))
+                .chain(candidates(module, comp, base, config))
+        {
+            let mut candidate = candidate;
+            candidate.memory_limit = Some(
+                candidate
+                    .memory_limit
+                    .map_or(limit, |given| given.min(limit)),
+            );
+            pending.push((candidate, order, format!("{label}, memory-limited")));
+        }
+    }
+    let unit = if estimator.is_analytic() {
+        " us"
+    } else {
+        " units"
+    };
+    let remark = format!(
+        "  chosen: {best_label}: {best_time:.3}{unit} on the runtime's streams (as configured: {configured_time:.3}{unit}), peak {best_peak} bytes (bound {bound})"
+    );
+    Refined { outcome, remark }
+}
