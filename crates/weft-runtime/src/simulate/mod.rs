@@ -7,8 +7,8 @@
 //! sequences when the module is scheduled, else the text's order when it
 //! defines operands before uses, else XLA's post-order:
 //! `evaluate::execution_order`). Loops run their known trip count and
-//! conditionals their slowest branch ([`control`]); calls recurse; a fusion
-//! is one kernel. Time follows the runtime's rules exactly ([`machine`]):
+//! conditionals their slowest branch (`control.rs`); calls recurse; a fusion
+//! is one kernel. Time follows the runtime's rules exactly (`machine.rs`):
 //! the same costs, the same collective, permute and async-stream rules, the
 //! same pricing seam for transfers. So on a program a run can run, both
 //! give the same step time and the same figures per device, to the

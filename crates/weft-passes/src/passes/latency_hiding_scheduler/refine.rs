@@ -15,7 +15,7 @@
 //!   written in, whose ties the walk then breaks the writer's way.
 //!
 //! Each candidate is priced on the runtime's compute and async streams
-//! ([`timeline`](super::timeline)) and its peak measured with the
+//! ([`timeline`]) and its peak measured with the
 //! scheduler's memory model. The fastest whose peak stays within
 //! [`memory_bound`] is kept; if none fits, the candidates run again under
 //! XLA's memory-pressure rules with the bound as memory limit, with one
