@@ -133,22 +133,36 @@ pub(crate) fn dynamic_slice(operand: &Tensor, starts: &[i64], sizes: &[i64]) -> 
     })
 }
 
-/// `dynamic-update-slice` with already-read start indices.
+/// `dynamic-update-slice` with already-read start indices. The update's
+/// rows (its innermost dimension) are contiguous in both tensors, so each is
+/// copied whole.
 pub(crate) fn dynamic_update_slice(operand: &Tensor, update: &Tensor, starts: &[i64]) -> Tensor {
     let starts = clamp_starts(starts, &update.dims, &operand.dims);
     let size = operand.element_size();
     let target_strides = strides(&operand.dims);
     let mut out = operand.clone();
-    let mut linear = 0;
-    for_each_index(&update.dims, |index| {
+    let Some((&row, outer)) = update.dims.split_last() else {
+        // A scalar update replaces the scalar.
+        out.bytes
+            .copy_from_slice(&update.bytes[..size.min(update.bytes.len())]);
+        return out;
+    };
+    let row_bytes = row.max(0) as usize * size;
+    if row_bytes == 0 {
+        return out;
+    }
+    let last = update.dims.len() - 1;
+    let mut source = 0;
+    for_each_index(outer, |index| {
         let target: usize = index
             .iter()
             .enumerate()
             .map(|(d, &i)| (starts[d] + i) as usize * target_strides[d])
-            .sum();
-        out.bytes[target * size..(target + 1) * size]
-            .copy_from_slice(&update.bytes[linear * size..(linear + 1) * size]);
-        linear += 1;
+            .sum::<usize>()
+            + starts[last] as usize * target_strides[last];
+        out.bytes[target * size..target * size + row_bytes]
+            .copy_from_slice(&update.bytes[source..source + row_bytes]);
+        source += row_bytes;
     });
     out
 }
