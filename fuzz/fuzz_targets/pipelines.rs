@@ -4,7 +4,8 @@
 //! parameters, up to 16 instructions drawn from elementwise ops, tuples and
 //! their elements, and the collectives (all-reduce, all-gather,
 //! collective-permute, reduce-scatter, all-to-all) — scheduled or not; and a
-//! pipeline of up to five of weft's passes with random options. The pipeline
+//! pipeline of up to five of weft's passes with random options, the
+//! schedulers among them. The pipeline
 //! runs with verification after every pass. Then the program runs on both
 //! replicas before and after, from the same seeded inputs.
 //!
@@ -202,7 +203,7 @@ fuzz_target!(|data: &[u8]| {
     // The pipeline.
     let mut passes = Vec::new();
     for _ in 0..1 + next() % 5 {
-        passes.push(match next() % 7 {
+        passes.push(match next() % 11 {
             0 => {
                 let convert: Vec<&str> = COLLECTIVES.iter().copied().filter(|_| next() % 2 == 0).collect();
                 let generic = next() % 2 == 0;
@@ -219,6 +220,24 @@ fuzz_target!(|data: &[u8]| {
             3 => "call-inliner".to_string(),
             4 => "flatten-call-graph".to_string(),
             5 => "while-loop-trip-count-annotator".to_string(),
+            6 => {
+                let algorithm = ["default", "list", "dfs", "post-order", "bfs"][next() % 5];
+                format!("hlo-memory-scheduler{{algorithm={algorithm}}}")
+            }
+            7 => "legalize-scheduling-annotations".to_string(),
+            8 => {
+                // On an unscheduled module the scheduler refuses, as XLA's does:
+                // give it a schedule first.
+                let estimator = ["analytic", "approximate", "test"][next() % 3];
+                format!(
+                    "hlo-memory-scheduler,latency-hiding-scheduler{{latency_estimator={estimator} top_down_scheduling={} aggressive_scheduling_policies={} all_reduce_overlap_limit={} collective_permute_overlap_limit={}}}",
+                    next() % 2 == 0,
+                    next() % 2 == 0,
+                    1 + next() % 3,
+                    1 + next() % 3,
+                )
+            }
+            9 => "hlo-trivial-scheduler".to_string(),
             _ => "tuple-simplifier".to_string(),
         });
     }
