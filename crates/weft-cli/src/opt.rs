@@ -30,18 +30,17 @@ fn named_pipeline(pipeline: NamedPipeline, scheduled: bool, args: &OptArgs) -> S
                 passes.push("hlo-memory-scheduler".into());
             }
             passes.push("legalize-scheduling-annotations".into());
-            let mut options = Vec::new();
+            let mut options = vec!["sync_unhidden_collectives=true".to_string()];
             if let Some(profile) = &args.profile {
                 options.push(format!("profile={profile}"));
             }
             if let Some(topology) = &args.topology {
                 options.push(format!("topology={topology}"));
             }
-            if options.is_empty() {
-                passes.push("latency-hiding-scheduler".into());
-            } else {
-                passes.push(format!("latency-hiding-scheduler{{{}}}", options.join(" ")));
-            }
+            passes.push(format!("latency-hiding-scheduler{{{}}}", options.join(" ")));
+            // What the scheduler left with nothing to overlap goes back to
+            // a synchronous collective.
+            passes.push("convert-async-collectives-to-sync".into());
             passes.join(",")
         }
     }
@@ -68,7 +67,9 @@ pub struct OptArgs {
     /// A named pipeline instead of --passes: `async` makes every collective
     /// asynchronous and schedules it to overlap compute
     /// (async-collective-creator, hlo-memory-scheduler when the input has no
-    /// schedule, legalize-scheduling-annotations, latency-hiding-scheduler).
+    /// schedule, legalize-scheduling-annotations, latency-hiding-scheduler,
+    /// then convert-async-collectives-to-sync for what it left with nothing
+    /// to overlap).
     #[arg(long, value_name = "NAME", conflicts_with = "passes")]
     pipeline: Option<NamedPipeline>,
     /// With --pipeline: the device profile the scheduler's cost model uses

@@ -226,3 +226,46 @@ fn the_async_pipeline_keeps_results_and_is_never_slower() {
     );
     assert!(faster >= 3, "the pipeline made too few programs faster");
 }
+
+/// At scale too: the 4096-device example, simulated on a public profile's
+/// torus, is never slower after `--pipeline async` priced on that machine
+/// (its tensor-parallel all-reduce, queued behind the data-parallel one on
+/// the async stream, would be; the pipeline leaves it synchronous).
+#[test]
+fn the_async_pipeline_is_never_slower_at_4096_devices() {
+    let scratch = Scratch::new("async_equivalence", "at_scale");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/simulate_4096.hlo");
+    let scheduled = scratch.join("simulate_4096.async.hlo");
+    let machine: [&dyn AsRef<std::ffi::OsStr>; 4] = [
+        &"--profile",
+        &"tpu-v5e",
+        &"--topology",
+        &"torus:64x64:link=50GB/s,1us",
+    ];
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+        vec![&"opt", &example, &"--pipeline", &"async", &"-o", &scheduled];
+    args.extend(machine);
+    let made = weft(&args);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let simulated = |file: &PathBuf| {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+            vec![&"simulate", file, &"--format", &"json"];
+        args.extend(machine);
+        let ran = weft(&args);
+        assert!(
+            ran.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&ran.stdout).expect("JSON");
+        report["step_time_ms"].as_f64().expect("a step time")
+    };
+    let written = simulated(&example);
+    let pipelined = simulated(&scheduled);
+    eprintln!("4096 devices: {written:.3} ms as written, {pipelined:.3} ms after --pipeline async");
+    assert!(pipelined <= written * (1.0 + 1e-9));
+}

@@ -145,6 +145,7 @@ fn wraps_collective(module: &Module, start: Instr) -> bool {
 fn make_sync(editor: &mut Editor<'_>, start: Instr, done: Instr) -> Result<(), PassError> {
     let start_data = editor.data(start).clone();
     let done_shape = editor.data(done).shape;
+    let done_sharding = editor.data(done).common().sharding.clone();
     let mut sync = match start_data.opcode {
         Opcode::AsyncStart => {
             let root = wrapped(editor.module(), start)
@@ -184,6 +185,11 @@ fn make_sync(editor: &mut Editor<'_>, start: Instr, done: Instr) -> Result<(), P
     let mut attributes = start_common.frontend_attributes.clone().unwrap_or_default();
     attributes.set(ASYNC_COLLECTIVE_NAME, start_data.name.as_str());
     common.frontend_attributes = Some(attributes);
+    // The done's place is the sync op's: its sharding goes with it, as
+    // XLA's ReplaceInstruction carries it.
+    if common.sharding.is_none() {
+        common.sharding = done_sharding;
+    }
     let sync = editor.insert_before(done, sync);
     editor.drop_control_edges(start);
     editor.drop_control_edges(done);
@@ -260,5 +266,18 @@ mod tests {
     fn an_unscheduled_module_is_left_alone() {
         let unscheduled = NESTED.replace(", is_scheduled=true", "");
         assert!(!run(&unscheduled, &[]).0);
+    }
+
+    #[test]
+    fn the_sync_collective_keeps_the_done_s_sharding() {
+        let text = "HloModule test, is_scheduled=true\n\n%sum (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n  ROOT %s = f32[] add(%x, %y)\n}\n\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8] parameter(0)\n  %start = f32[8] all-reduce-start(%p), replica_groups={{0,1}}, to_apply=%sum\n  ROOT %done = f32[8] all-reduce-done(%start), sharding={replicated}\n}\n";
+        let (changed, printed) = run(text, &[]);
+        assert!(changed);
+        assert!(
+            printed.contains(
+                "all-reduce(p), replica_groups={{0,1}}, to_apply=sum, sharding={replicated}"
+            ),
+            "{printed}"
+        );
     }
 }

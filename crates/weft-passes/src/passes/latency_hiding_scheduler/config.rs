@@ -97,6 +97,10 @@ pub struct SchedulerConfig {
     pub top_down_scheduling: bool,
     /// Prefer async starts (bottom-up) or dones (top-down) last among equals.
     pub enable_schedule_by_structure: bool,
+    /// After refining, leave synchronous (start directly before done, for
+    /// `convert-async-collectives-to-sync` to finish) every collective whose
+    /// overlap costs more on the runtime's one async stream than it hides.
+    pub sync_unhidden_collectives: bool,
     /// Keep every computation's written order (beyond XLA; a computation
     /// can also ask for it itself, see `weft_ir::pinned_order`).
     pub pin_written_order: bool,
@@ -155,6 +159,7 @@ impl Default for SchedulerConfig {
             top_down_scheduling: false,
             enable_schedule_by_structure: false,
             pin_written_order: false,
+            sync_unhidden_collectives: false,
             refine: None,
             estimator: EstimatorKind::Analytic,
             profile: weft_cost::profile::REFERENCE.to_string(),
@@ -364,6 +369,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "weft's default: run XLA's algorithm under several configurations and from the written order too, keep the fastest on the runtime's streams whose peak stays within 1.2x the starting schedule's (or memory_limit)",
     },
     flag(
+        "sync_unhidden_collectives",
+        "with refine: put a collective's start directly before its done when overlapping it costs more than it hides (a transfer queued behind a long one on the async stream); convert-async-collectives-to-sync then makes it synchronous",
+    ),
+    flag(
         "pin_written_order",
         "keep every computation's written order; only async pairs written back to back move (a computation whose root has _weft_pin_order=\"true\" is pinned without it)",
     ),
@@ -458,6 +467,7 @@ impl SchedulerConfig {
             top_down_scheduling: flag("top_down_scheduling"),
             enable_schedule_by_structure: flag("enable_schedule_by_structure"),
             pin_written_order: flag("pin_written_order"),
+            sync_unhidden_collectives: flag("sync_unhidden_collectives"),
             refine: options.text("refine").map(|value| value != "false"),
             estimator: match options.word("latency_estimator", "analytic") {
                 "test" => EstimatorKind::Test,

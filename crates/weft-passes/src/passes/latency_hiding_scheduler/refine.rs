@@ -180,13 +180,39 @@ pub fn choose(
         context.counter,
     );
     let mut outcome = configured;
+    let sync_back = config.sync_unhidden_collectives;
     // Weft's default: XLA's algorithm under several configurations
     // and from both starting orders, the fastest on the runtime's
     // streams kept, memory within bounds. The configured run is one
     // of the candidates, so the choice is never slower than it.
     let yardstick = ModuleMemory::new(module, dataflow, aliases, false);
     let bound = memory_bound(config, yardstick.sequence_peak(comp, base));
-    let mut best_time = timeline::estimate(module, &outcome.sequence, estimator, counter);
+    // Each candidate is judged after the collectives it would hide nothing
+    // with are left synchronous, when that is asked for.
+    let settle = |outcome: &mut ComputationSchedule| -> (f64, usize) {
+        let time = timeline::estimate(module, &outcome.sequence, estimator, counter, sync_back);
+        if !sync_back {
+            return (time, 0);
+        }
+        let sequence = std::mem::take(&mut outcome.sequence);
+        let (sequence, made_sync, time) =
+            leave_unhidden_synchronous(module, sequence, time, context);
+        if made_sync > 0 {
+            // The placements follow the sequence `--explain` reads them in.
+            let mut by_instr: rustc_hash::FxHashMap<Instr, super::state::Placement> = outcome
+                .placements
+                .drain(..)
+                .map(|placement| (placement.instr, placement))
+                .collect();
+            outcome.placements = sequence
+                .iter()
+                .filter_map(|instr| by_instr.remove(instr))
+                .collect();
+        }
+        outcome.sequence = sequence;
+        (time, made_sync)
+    };
+    let (mut best_time, mut best_made_sync) = settle(&mut outcome);
     let mut best_peak = yardstick.sequence_peak(comp, &outcome.sequence);
     let configured_time = best_time;
     let mut best_label = "as configured".to_string();
@@ -199,7 +225,7 @@ pub fn choose(
     for round in 0..2 {
         for (candidate, order, label) in std::mem::take(&mut pending) {
             let mut candidate_counter = ResourceCounter::new(&candidate);
-            let Ok(tried) = schedule_once(
+            let Ok(mut tried) = schedule_once(
                 module,
                 comp,
                 &order,
@@ -211,7 +237,7 @@ pub fn choose(
             ) else {
                 continue;
             };
-            let time = timeline::estimate(module, &tried.sequence, estimator, counter);
+            let (time, made_sync) = settle(&mut tried);
             let peak = yardstick.sequence_peak(comp, &tried.sequence);
             let fits = peak <= bound;
             let best_fits = best_peak <= bound;
@@ -223,6 +249,7 @@ pub fn choose(
             };
             if better {
                 best_time = time;
+                best_made_sync = made_sync;
                 best_peak = peak;
                 best_label = label;
                 outcome = tried;
@@ -269,5 +296,69 @@ pub fn choose(
     let remark = format!(
         "  chosen: {best_label}: {best_time:.3}{unit} on the runtime's streams (as configured: {configured_time:.3}{unit}), peak {best_peak} bytes (bound {bound})"
     );
+    let mut remark = remark;
+    if best_made_sync > 0 {
+        remark.push_str(&format!(
+            "; {best_made_sync} collective(s) left synchronous, hiding nothing worth the async stream"
+        ));
+    }
     Refined { outcome, remark }
+}
+
+/// For each async pair in turn, moves its start to just before its done
+/// when the sequence is faster that way with the pair synchronous (its
+/// transfer on the compute stream instead of queued on the async one).
+/// Moving a start later is always allowed: only its done uses it, and what
+/// it reads is ready earlier still. Returns the sequence, how many pairs it
+/// made adjacent, and the time.
+fn leave_unhidden_synchronous(
+    module: &Module,
+    mut sequence: Vec<Instr>,
+    mut time: f64,
+    context: &Context<'_>,
+) -> (Vec<Instr>, usize, f64) {
+    let counter = context.counter;
+    let starts: Vec<Instr> = sequence
+        .iter()
+        .copied()
+        .filter(|&instr| {
+            counter.is_supported_async_start(module, instr)
+                && module.instr(instr).opcode != weft_ir::Opcode::Send
+                && module.instr(instr).opcode != weft_ir::Opcode::Recv
+        })
+        .collect();
+    let mut made_sync = 0;
+    for start in starts {
+        let Some(start_at) = sequence.iter().position(|&i| i == start) else {
+            continue;
+        };
+        let Some(done_at) = sequence.iter().position(|&candidate| {
+            counter.is_supported_async_done(module, candidate)
+                && module.instr(candidate).operands.first() == Some(&start)
+        }) else {
+            continue;
+        };
+        // Only the done may wait on the start, and nothing must be ordered
+        // after the start by a control edge.
+        let only_the_done_follows = sequence[start_at + 1..done_at].iter().all(|&between| {
+            !module.instr(between).operands.contains(&start)
+                && !module
+                    .instr(between)
+                    .control_predecessors()
+                    .contains(&start)
+        });
+        if done_at == start_at + 1 || !only_the_done_follows {
+            continue;
+        }
+        let mut moved = sequence.clone();
+        let instr = moved.remove(start_at);
+        moved.insert(done_at - 1, instr);
+        let moved_time = timeline::estimate(module, &moved, context.estimator, counter, true);
+        if moved_time < time * (1.0 - 1e-9) {
+            sequence = moved;
+            time = moved_time;
+            made_sync += 1;
+        }
+    }
+    (sequence, made_sync, time)
 }

@@ -345,7 +345,7 @@ fn weft_default_is_never_slower_than_the_configured_run_and_keeps_memory_bounded
     let time = |module: &Module| {
         let entry = module.entry().unwrap();
         let sequence = module.schedule().sequence(entry).unwrap().to_vec();
-        super::timeline::estimate(module, &sequence, &estimator, &counter)
+        super::timeline::estimate(module, &sequence, &estimator, &counter, false)
     };
     assert!(time(&refined) <= time(&configured));
     // Two gathers queue on the async stream while the convolution runs.

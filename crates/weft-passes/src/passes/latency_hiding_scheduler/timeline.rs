@@ -22,12 +22,16 @@ use weft_ir::{Instr, Module};
 use super::estimator::Estimator;
 use super::resources::ResourceCounter;
 
-/// The time `sequence` takes (see the module docs).
+/// The time `sequence` takes (see the module docs). With
+/// `adjacent_pairs_sync`, a start directly followed by its done counts as
+/// the synchronous collective `convert-async-collectives-to-sync` will make
+/// of it: its transfer holds the compute stream, not the async one.
 pub fn estimate(
     module: &Module,
     sequence: &[Instr],
     estimator: &Estimator,
     counter: &ResourceCounter<'_>,
+    adjacent_pairs_sync: bool,
 ) -> f64 {
     let mut compute = 0.0f64;
     let mut stream = 0.0f64;
@@ -40,11 +44,19 @@ pub fn estimate(
             dones.insert(start, instr);
         }
     }
-    for &instr in sequence {
+    for (at, &instr) in sequence.iter().enumerate() {
         if counter.is_supported_async_start(module, instr) {
             let latency = dones
                 .get(&instr)
                 .map_or(0.0, |&done| estimator.latency_between(module, instr, done));
+            let adjacent = sequence
+                .get(at + 1)
+                .is_some_and(|next| dones.get(&instr) == Some(next));
+            if adjacent_pairs_sync && adjacent {
+                compute += latency;
+                done_at.insert(instr, compute);
+                continue;
+            }
             let begin = compute.max(stream);
             stream = begin + latency;
             done_at.insert(instr, stream);
