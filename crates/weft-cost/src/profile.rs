@@ -86,6 +86,10 @@ impl ClassRates {
     }
 }
 
+/// The most of a device's memory bandwidth a transfer is taken to use: a
+/// device's own kernels always get some.
+pub const MOST_MEMORY_SHARED: f64 = 0.9;
+
 /// A modelled device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +175,15 @@ impl Profile {
 
     /// How long `work` takes on this device (see the module docs).
     pub fn time(&self, work: &Work) -> Duration {
+        self.time_sharing_memory(work, 0.0)
+    }
+
+    /// How long `work` takes while a share `share` (0 to 1) of the memory
+    /// bandwidth goes to something else — a transfer in flight writing what
+    /// it receives and reading what it sends. Only the memory side of the
+    /// roofline slows: a compute-bound kernel overlaps a transfer for free,
+    /// a memory-bound one contends with it.
+    pub fn time_sharing_memory(&self, work: &Work, share: f64) -> Duration {
         let mut compute = work.transcendentals / (self.transcendentals_g_per_s * 1e9);
         for class in NumberClass::ALL {
             let index = class.index();
@@ -181,10 +194,23 @@ impl Profile {
                 compute += work.vector[index] / (self.vector_gop_per_s.of(class) * 1e9);
             }
         }
-        let memory = work.bytes / (self.memory_bandwidth_gb_per_s * 1e9)
-            + work.moved / (self.data_movement_bandwidth() * 1e9);
+        let left = 1.0 - share.clamp(0.0, MOST_MEMORY_SHARED);
+        let memory = (work.bytes / (self.memory_bandwidth_gb_per_s * 1e9)
+            + work.moved / (self.data_movement_bandwidth() * 1e9))
+            / left;
         let seconds = work.launches * self.launch_overhead_us * 1e-6 + compute.max(memory);
         Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+    }
+
+    /// The share of this device's memory bandwidth a transfer takes that
+    /// moves `bytes` through its memory in `duration` (capped at
+    /// [`MOST_MEMORY_SHARED`]).
+    pub fn memory_share(&self, bytes: f64, duration: Duration) -> f64 {
+        let seconds = duration.as_secs_f64();
+        if seconds <= 0.0 || bytes <= 0.0 {
+            return 0.0;
+        }
+        (bytes / seconds / (self.memory_bandwidth_gb_per_s * 1e9)).min(MOST_MEMORY_SHARED)
     }
 
     /// The bandwidth of data movement, in GB/s.
@@ -447,5 +473,32 @@ mod tests {
     fn unknown_names_list_the_choices() {
         let error = Profile::resolve(Some("tpu-v9")).expect_err("unknown");
         assert!(error.contains(REFERENCE), "{error}");
+    }
+
+    #[test]
+    fn a_transfer_slows_memory_bound_work_only() {
+        let profile = Profile::built_in("h100-sxm").unwrap();
+        let mut streaming = Work::FREE;
+        streaming.bytes = 1e9;
+        let mut dense = Work::FREE;
+        dense.matrix[NumberClass::F32.index()] = 1e13;
+        dense.bytes = 1e6;
+        assert_eq!(
+            profile.time_sharing_memory(&dense, 0.5),
+            profile.time(&dense)
+        );
+        let alone = profile.time(&streaming).as_secs_f64();
+        let shared = profile.time_sharing_memory(&streaming, 0.5).as_secs_f64();
+        assert!(
+            (shared / alone - 2.0).abs() < 1e-4,
+            "{shared} against {alone}"
+        );
+        // Half the bandwidth for a second: half the share.
+        let half = profile.memory_bandwidth_gb_per_s * 1e9 / 2.0;
+        assert!((profile.memory_share(half, Duration::from_secs(1)) - 0.5).abs() < 1e-9);
+        assert_eq!(
+            profile.memory_share(1e30, Duration::from_secs(1)),
+            MOST_MEMORY_SHARED
+        );
     }
 }

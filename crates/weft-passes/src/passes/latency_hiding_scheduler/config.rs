@@ -97,6 +97,9 @@ pub struct SchedulerConfig {
     pub top_down_scheduling: bool,
     /// Prefer async starts (bottom-up) or dones (top-down) last among equals.
     pub enable_schedule_by_structure: bool,
+    /// Inside a transfer's window, prefer work that does not contend with it
+    /// for memory bandwidth (beyond XLA; a rule last among the ready-set's).
+    pub contention_aware: bool,
     /// After refining, leave synchronous (start directly before done, for
     /// `convert-async-collectives-to-sync` to finish) every collective whose
     /// overlap costs more on the runtime's one async stream than it hides.
@@ -160,6 +163,7 @@ impl Default for SchedulerConfig {
             enable_schedule_by_structure: false,
             pin_written_order: false,
             sync_unhidden_collectives: false,
+            contention_aware: false,
             refine: None,
             estimator: EstimatorKind::Analytic,
             profile: weft_cost::profile::REFERENCE.to_string(),
@@ -369,6 +373,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "weft's default: run XLA's algorithm under several configurations and from the written order too, keep the fastest on the runtime's streams whose peak stays within 1.2x the starting schedule's (or memory_limit)",
     },
     flag(
+        "contention_aware",
+        "inside a transfer's window prefer compute-bound work, outside it memory-bound work (the analytic estimator knows which contends with a transfer for memory bandwidth); refine tries it",
+    ),
+    flag(
         "sync_unhidden_collectives",
         "with refine: put a collective's start directly before its done when overlapping it costs more than it hides (a transfer queued behind a long one on the async stream); convert-async-collectives-to-sync then makes it synchronous",
     ),
@@ -468,6 +476,7 @@ impl SchedulerConfig {
             enable_schedule_by_structure: flag("enable_schedule_by_structure"),
             pin_written_order: flag("pin_written_order"),
             sync_unhidden_collectives: flag("sync_unhidden_collectives"),
+            contention_aware: flag("contention_aware"),
             refine: options.text("refine").map(|value| value != "false"),
             estimator: match options.word("latency_estimator", "analytic") {
                 "test" => EstimatorKind::Test,

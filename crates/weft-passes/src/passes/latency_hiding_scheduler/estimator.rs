@@ -16,7 +16,10 @@
 //!   count, a call its callee's, a conditional its dearest branch. An
 //!   async start→done edge waits as long as the collective takes on the
 //!   topology under the chosen algorithm ([`weft_cost::Interconnect`]), the
-//!   same model `weft run` charges; other edges wait nothing.
+//!   same model `weft run` charges; other edges wait nothing. A transfer
+//!   in flight takes a share of the device's memory bandwidth (it writes
+//!   what it receives, reads what it sends): memory-bound work beside it
+//!   slows, compute-bound work does not ([`Estimator::contention`]).
 //!
 //! A `latency_metadata` frontend attribute (nanoseconds) on an instruction
 //! overrides nothing here; XLA reads it only in backend estimators.
@@ -114,6 +117,49 @@ impl Analytic {
             .sum();
         self.computations.borrow_mut().insert(comp, total);
         total
+    }
+
+    /// The time of one instruction while a share `share` of the memory
+    /// bandwidth goes to a transfer (control flow is priced as without).
+    pub fn node_cost_sharing(&self, module: &Module, instr: Instr, share: f64) -> f64 {
+        let data = module.instr(instr);
+        let is_async = canonical(module, instr).outer != data.opcode
+            || matches!(
+                data.opcode,
+                Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
+            );
+        if share <= 0.0
+            || is_async
+            || matches!(
+                data.opcode,
+                Opcode::While | Opcode::Call | Opcode::Conditional
+            )
+        {
+            return self.node_cost(module, instr);
+        }
+        Self::microseconds(
+            self.profile
+                .time_sharing_memory(&weft_cost::work::of(module, instr), share),
+        )
+    }
+
+    /// The share of the device's memory bandwidth the transfer `start`
+    /// begins takes while it lasts: it writes what the device receives and
+    /// reads what it sends.
+    pub fn transfer_share(&self, module: &Module, start: Instr) -> f64 {
+        let Some((collective, bytes, group, _)) = describe_collective(module, start) else {
+            return 0.0;
+        };
+        let kind = match collective {
+            CollectiveShape::Permute => weft_cost::CollectiveKind::PointToPoint,
+            CollectiveShape::Other(collective) => collective.kind(),
+        };
+        let received = kind.received_bytes(bytes, group.len());
+        let latency = self.collective_latency(module, start);
+        self.profile.memory_share(
+            received + bytes,
+            std::time::Duration::from_secs_f64(latency.max(0.0) * 1e-6),
+        )
     }
 
     /// How long the collective `start` begins takes, in microseconds.
@@ -253,6 +299,35 @@ impl Estimator {
             Some(model) if is_sync_collective => model.collective_latency(module, instr),
             _ => 0.0,
         }
+    }
+
+    /// How much longer `instr` runs beside a transfer that takes half the
+    /// memory bandwidth than alone: 0 for compute-bound work (analytic
+    /// only).
+    pub fn contention(&self, module: &Module, instr: Instr) -> f64 {
+        match &self.analytic {
+            Some(model) => {
+                model.node_cost_sharing(module, instr, 0.5) - model.node_cost(module, instr)
+            }
+            None => 0.0,
+        }
+    }
+
+    /// The time of `instr` beside a transfer taking `share` of the memory
+    /// bandwidth (the plain cost for the abstract estimators).
+    pub fn node_cost_sharing(&self, module: &Module, instr: Instr, share: f64) -> f64 {
+        match &self.analytic {
+            Some(model) => model.node_cost_sharing(module, instr, share),
+            None => self.node_cost(module, instr),
+        }
+    }
+
+    /// The memory-bandwidth share of the transfer `start` begins (analytic
+    /// only; 0 otherwise).
+    pub fn transfer_share(&self, module: &Module, start: Instr) -> f64 {
+        self.analytic
+            .as_ref()
+            .map_or(0.0, |model| model.transfer_share(module, start))
     }
 
     /// Whether times are microseconds of the cost model (else abstract

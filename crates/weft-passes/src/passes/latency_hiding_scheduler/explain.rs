@@ -47,6 +47,9 @@ pub fn reason_text(reason: &str) -> &'static str {
         "kDelayAsyncStartOfSamePreference" | "kDelayAsyncDoneOfSamePreference" => {
             "schedule by structure"
         }
+        "kAvoidContention" => {
+            "inside a transfer's window the work that contends least with it for memory bandwidth, outside it the work that would contend most"
+        }
         "kOriginalOrder" => "nothing else told it apart: the written order decides",
         "kOnlyCandidate" => "it was the only instruction ready",
         "kNop" => "a no-op, placed as soon as it is ready",

@@ -51,6 +51,9 @@ pub struct Node {
     pub opcode: Opcode,
     /// How long it keeps the device busy.
     pub cost: f64,
+    /// How much longer it runs beside a transfer than alone (0 when
+    /// compute-bound, or without the analytic estimator).
+    pub contention: f64,
     /// The resources it occupies or releases.
     pub resources: Vec<(Resource, Usage)>,
     /// The units of each resource it needs at once, callees included.
@@ -341,6 +344,7 @@ impl ScheduleGraph {
                 instr,
                 opcode: data.opcode,
                 cost: inputs.estimator.node_cost(module, instr),
+                contention: inputs.estimator.contention(module, instr),
                 does_occupy_any_resource: resources.iter().any(|&(_, u)| u == Usage::Occupy),
                 does_release_any_resource: resources.iter().any(|&(_, u)| u == Usage::Release),
                 resources,

@@ -23,7 +23,10 @@
 //! 9. `kUnlockDone` (`kUnlockStart`): a node whose operand is an async done
 //!    (bottom-up), so that done becomes ready;
 //! 10. aggressive only: `kCreatesMoreReadyNodes`; then `kDecreaseMemory`;
-//! 11. `kOriginalOrder`: the later instruction first (bottom-up), keeping
+//! 11. weft only, with `contention_aware`: `kAvoidContention`: inside a
+//!     window, the work that slows least beside a transfer next to the
+//!     start and the work that would slow most next to the done;
+//! 12. `kOriginalOrder`: the later instruction first (bottom-up), keeping
 //!     the written order among equals.
 //!
 //! XLA's rules for preferences, shareable, serial, non-extendable and
@@ -376,6 +379,16 @@ impl ReadySetRules<'_, '_> {
             && let Some(r) = explicit(a_increase.0 < 0, b_increase.0 < 0)
         {
             return (r, "kDecreaseMemory");
+        }
+        if config.contention_aware && self.state.transfer_in_flight() {
+            // A transfer runs from its start: the work just after the start
+            // flies beside it, the work just before the done may run after
+            // it has landed. So top-down the work that slows least beside
+            // a transfer goes first, and bottom-up (walking back from the
+            // done) the work that would slow most.
+            if let Some(r) = directional(top_down, bn.contention, an.contention) {
+                return (r, "kAvoidContention");
+            }
         }
         let later = if top_down {
             a.node < b.node

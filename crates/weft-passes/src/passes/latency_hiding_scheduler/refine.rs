@@ -95,8 +95,8 @@ fn candidates(
     comp: Comp,
     base: &[Instr],
     config: &SchedulerConfig,
-) -> Vec<(SchedulerConfig, Vec<Instr>, &'static str)> {
-    let mut found = vec![(config.clone(), base.to_vec(), "as configured")];
+) -> Vec<(SchedulerConfig, Vec<Instr>, String)> {
+    let mut found = vec![(config.clone(), base.to_vec(), "as configured".to_string())];
     let written = module.comp(comp).body().to_vec();
     let mut bases = vec![(base.to_vec(), "")];
     if written != base && written.len() == base.len() && is_topological(module, &written) {
@@ -120,15 +120,20 @@ fn candidates(
         }
     };
     let large = base.len() > LARGE_COMPUTATION;
+    // Contention only means something to the analytic estimator.
+    let contention =
+        config.estimator == super::config::EstimatorKind::Analytic && !config.contention_aware;
     for (order, from) in &bases {
-        for (raised, aggressive, top_down) in [
-            (false, false, false),
-            (true, false, false),
-            (false, true, false),
-            (true, true, false),
-            (true, false, true),
+        for (raised, aggressive, top_down, avoid_contention) in [
+            (false, false, false, false),
+            (true, false, false, false),
+            (false, true, false, false),
+            (true, true, false, false),
+            (true, false, true, false),
+            (false, false, false, true),
+            (true, false, false, true),
         ] {
-            if large && (aggressive || top_down) {
+            if (large && (aggressive || top_down)) || (avoid_contention && !contention) {
                 continue;
             }
             let mut candidate = config.clone();
@@ -137,26 +142,25 @@ fn candidates(
             }
             candidate.aggressive_scheduling_policies |= aggressive;
             candidate.top_down_scheduling |= top_down;
-            let label = match (raised, aggressive, top_down) {
-                (false, false, false) => "as configured",
-                (true, false, false) => "transfers queued",
-                (false, true, false) => "aggressive",
-                (true, true, false) => "transfers queued, aggressive",
-                _ => "transfers queued, top-down",
-            };
+            candidate.contention_aware |= avoid_contention;
             if candidate == *config && order == base {
                 continue;
             }
-            let label: &'static str = match (label, from.is_empty()) {
-                (label, true) => label,
-                ("as configured", false) => "as configured, from the written order",
-                ("transfers queued", false) => "transfers queued, from the written order",
-                ("aggressive", false) => "aggressive, from the written order",
-                ("transfers queued, aggressive", false) => {
-                    "transfers queued, aggressive, from the written order"
+            let mut parts: Vec<&str> = Vec::new();
+            for (on, part) in [
+                (raised, "transfers queued"),
+                (aggressive, "aggressive"),
+                (top_down, "top-down"),
+                (avoid_contention, "contention-aware"),
+            ] {
+                if on {
+                    parts.push(part);
                 }
-                _ => "transfers queued, top-down, from the written order",
-            };
+            }
+            if parts.is_empty() {
+                parts.push("as configured");
+            }
+            let label = format!("{}{from}", parts.join(", "));
             found.push((candidate, order.clone(), label));
         }
     }
@@ -220,7 +224,6 @@ pub fn choose(
         candidates(module, comp, base, config)
             .into_iter()
             .skip(1)
-            .map(|(c, o, l)| (c, o, l.to_string()))
             .collect();
     for round in 0..2 {
         for (candidate, order, label) in std::mem::take(&mut pending) {
@@ -276,7 +279,7 @@ pub fn choose(
             *overlap = 1;
         }
         for (candidate, order, label) in
-            std::iter::once((one_at_a_time, base.to_vec(), "one at a time"))
+            std::iter::once((one_at_a_time, base.to_vec(), "one at a time".to_string()))
                 .chain(candidates(module, comp, base, config))
         {
             let mut candidate = candidate;

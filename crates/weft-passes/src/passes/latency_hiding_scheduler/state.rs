@@ -141,6 +141,12 @@ impl<'m> State<'m> {
         self.pressure.difference(self.memory, &self.metadata, instr)
     }
 
+    /// Whether a transfer is in flight at the clock: an async op's unit is
+    /// held (bottom-up, its done is placed and its start is not yet).
+    pub fn transfer_in_flight(&self) -> bool {
+        self.in_flight.values().any(|holders| !holders.is_empty())
+    }
+
     /// The soonest ready time still ahead of the clock.
     pub fn earliest_future_ready(&self) -> Option<f64> {
         self.future.peek().map(|f| f.time)

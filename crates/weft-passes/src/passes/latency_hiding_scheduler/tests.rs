@@ -431,3 +431,55 @@ fn hiding_latency_in_unrolled_layers_keeps_memory_near_the_memory_schedule() {
         peak(&weft)
     );
 }
+
+const CONTENDING: &str = "HloModule contend, num_partitions=8, is_scheduled=true
+
+ENTRY e {
+  shard = f32[512,4096] parameter(0)
+  x = f32[4096,4096] parameter(1)
+  y = f32[4096,4096] parameter(2)
+  gathered-start = (f32[512,4096], f32[4096,4096]) all-gather-start(shard), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}, use_global_device_ids=true, dimensions={0}
+  gathered = f32[4096,4096] all-gather-done(gathered-start)
+  sum = f32[4096,4096] add(x, y)
+  product = f32[4096,4096] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[4096,4096], f32[4096,4096], f32[4096,4096]) tuple(gathered, sum, product)
+}
+";
+
+#[test]
+fn beside_a_transfer_compute_bound_work_goes_first() {
+    // On a GPU profile the gather takes a share of the memory bandwidth
+    // while it flies: the streaming add beside it slows, the dot does not.
+    let xla = schedule(
+        CONTENDING,
+        &options(&[("profile", "h100-sxm"), ("refine", "false")]),
+    );
+    assert!(at(&xla, "sum") < at(&xla, "product"), "{xla:?}");
+    for config in [
+        options(&[
+            ("profile", "h100-sxm"),
+            ("refine", "false"),
+            ("contention_aware", "true"),
+        ]),
+        options(&[("profile", "h100-sxm")]),
+    ] {
+        let weft = schedule(CONTENDING, &config);
+        assert!(at(&weft, "product") < at(&weft, "sum"), "{weft:?}");
+        assert!(
+            at(&weft, "gathered-start") < at(&weft, "product"),
+            "{weft:?}"
+        );
+    }
+    let config = options(&[("profile", "h100-sxm")]);
+    let estimator = super::make_estimator(&config).unwrap();
+    let module = parse(CONTENDING);
+    let find = |name: &str| {
+        module
+            .all_instrs()
+            .find(|&i| module.instr(i).name == name)
+            .unwrap()
+    };
+    assert!(estimator.contention(&module, find("sum")) > 0.0);
+    assert_eq!(estimator.contention(&module, find("product")), 0.0);
+    assert!(estimator.transfer_share(&module, find("gathered-start")) > 0.0);
+}

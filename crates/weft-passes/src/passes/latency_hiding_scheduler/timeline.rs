@@ -11,6 +11,10 @@
 //! ends when both streams are idle. Every device of an SPMD program runs
 //! the same sequence, so one device's time is the step's.
 //!
+//! Work that runs while a transfer is in flight shares the memory
+//! bandwidth with it ([`Estimator::node_cost_sharing`]): the yardstick
+//! knows that a memory-bound kernel in a window is slower than alone.
+//!
 //! Costs and latencies are the estimator's, so the yardstick and the
 //! scheduler's own clock agree on what an instruction costs; only the
 //! streams differ (the list scheduler's clock lets transfers overlap each
@@ -35,6 +39,9 @@ pub fn estimate(
 ) -> f64 {
     let mut compute = 0.0f64;
     let mut stream = 0.0f64;
+    // The stream's transfers: when each runs and the share of the memory
+    // bandwidth it takes.
+    let mut transfers: Vec<(f64, f64, f64)> = Vec::new();
     let mut done_at: FxHashMap<Instr, f64> = FxHashMap::default();
     let mut dones: FxHashMap<Instr, Instr> = FxHashMap::default();
     for &instr in sequence {
@@ -60,6 +67,7 @@ pub fn estimate(
             let begin = compute.max(stream);
             stream = begin + latency;
             done_at.insert(instr, stream);
+            transfers.push((begin, stream, estimator.transfer_share(module, instr)));
             compute += estimator.node_cost(module, instr);
             continue;
         }
@@ -69,8 +77,15 @@ pub fn estimate(
         {
             compute = compute.max(ready);
         }
-        // A synchronous collective holds the compute stream for its transfer.
-        compute += estimator.node_cost(module, instr) + estimator.collective_time(module, instr);
+        // A synchronous collective holds the compute stream for its
+        // transfer; work beside a transfer shares the memory bandwidth.
+        let share = transfers
+            .iter()
+            .rev()
+            .find(|&&(begin, end, _)| begin <= compute && compute < end)
+            .map_or(0.0, |&(_, _, share)| share);
+        compute += estimator.node_cost_sharing(module, instr, share)
+            + estimator.collective_time(module, instr);
     }
     compute.max(stream)
 }
