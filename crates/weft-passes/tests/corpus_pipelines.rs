@@ -4,8 +4,9 @@
 //! synchronous again, dead code and tuples cleaned up), then the call-graph
 //! passes, then the schedulers (collectives made asynchronous, the module
 //! scheduled breadth-first, then rescheduled for memory, then again in plain
-//! depth-first order), then the latency-hiding pipeline (weft's default, then
-//! XLA's algorithm top-down with aggressive policies on its schedule) — with
+//! depth-first order), then the latency-hiding pipeline (`weft opt
+//! --pipeline async`'s passes, then XLA's algorithm top-down with aggressive
+//! policies on its schedule) — with
 //! verification after every pass: no pass may panic, fail, or leave a module
 //! that does not verify.
 //!
@@ -19,7 +20,7 @@ const PIPELINES: &[&str] = &[
     "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter,collective-broadcast,ragged-all-to-all},convert-async-collectives-to-sync,dce,tuple-simplifier",
     "async-collective-creator{convert=all-reduce,all-gather,collective-permute use_generic_async_start_done=true},while-loop-trip-count-annotator,flatten-call-graph,call-inliner",
     "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter},hlo-memory-scheduler{algorithm=bfs},hlo-memory-scheduler,hlo-trivial-scheduler",
-    "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter,collective-broadcast,ragged-all-to-all},hlo-memory-scheduler,legalize-scheduling-annotations,latency-hiding-scheduler,latency-hiding-scheduler{latency_estimator=approximate top_down_scheduling=true aggressive_scheduling_policies=true}",
+    "async-collective-creator{convert=all-reduce,all-gather,collective-permute,all-to-all,reduce-scatter,collective-broadcast,ragged-all-to-all},hlo-memory-scheduler,legalize-scheduling-annotations,latency-hiding-scheduler{sync_unhidden_collectives=true},convert-async-collectives-to-sync,latency-hiding-scheduler{latency_estimator=approximate top_down_scheduling=true aggressive_scheduling_policies=true}",
 ];
 
 #[test]

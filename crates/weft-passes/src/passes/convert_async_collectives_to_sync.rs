@@ -133,11 +133,20 @@ fn wrapped(module: &Module, start: Instr) -> Option<Instr> {
     module.comp(comp).root()
 }
 
+/// Whether a generic start wraps a collective applied to the start's
+/// operands themselves: its computation's root reads its parameters, in
+/// order. Only then is the collective on the start's operands the same
+/// operation; a computation that first takes its operands apart (a
+/// get-tuple-element of a tuple it was handed) stays asynchronous.
 fn wraps_collective(module: &Module, start: Instr) -> bool {
+    let Some(&comp) = module.instr(start).callees.first() else {
+        return false;
+    };
     wrapped(module, start).is_some_and(|root| {
         let opcode = module.instr(root).opcode;
         opcode.has(weft_ir::opcode::Flags::COLLECTIVE)
             && !matches!(opcode, Opcode::Send | Opcode::Recv)
+            && module.instr(root).operands.as_slice() == module.comp(comp).params()
     })
 }
 
@@ -279,5 +288,12 @@ mod tests {
             ),
             "{printed}"
         );
+    }
+
+    #[test]
+    fn a_wrapped_collective_that_takes_its_operand_apart_stays_asynchronous() {
+        let text = "HloModule test, is_scheduled=true\n\n%wrapped (t: (f32[8], f32[8])) -> f32[8] {\n  %t = (f32[8], f32[8]) parameter(0)\n  %e = f32[8] get-tuple-element(%t), index=0\n  ROOT %a = f32[8] all-to-all(%e), replica_groups={{0,1}}, dimensions={0}\n}\n\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8] parameter(0)\n  %pair = (f32[8], f32[8]) tuple(%p, %p)\n  %start = ((( f32[8], f32[8])), f32[8]) async-start(%pair), calls=%wrapped\n  ROOT %done = f32[8] async-done(%start)\n}\n";
+        let (changed, printed) = run(text, &[]);
+        assert!(!changed, "{printed}");
     }
 }
