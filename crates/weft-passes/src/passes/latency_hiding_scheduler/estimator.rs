@@ -50,6 +50,9 @@ pub struct Analytic {
     pub interconnect: Interconnect,
     /// Computation costs already summed.
     computations: RefCell<FxHashMap<Comp, f64>>,
+    /// Each instruction's work, counted once (candidates and the yardstick
+    /// ask for the same instructions many times).
+    works: RefCell<FxHashMap<Instr, weft_cost::Work>>,
 }
 
 impl Analytic {
@@ -59,6 +62,7 @@ impl Analytic {
             profile,
             interconnect,
             computations: RefCell::new(FxHashMap::default()),
+            works: RefCell::new(FxHashMap::default()),
         }
     }
 
@@ -98,8 +102,17 @@ impl Analytic {
             {
                 0.0
             }
-            _ => Self::microseconds(self.profile.time(&weft_cost::work::of(module, instr))),
+            _ => Self::microseconds(self.profile.time(&self.work(module, instr))),
         }
+    }
+
+    fn work(&self, module: &Module, instr: Instr) -> weft_cost::Work {
+        if let Some(&known) = self.works.borrow().get(&instr) {
+            return known;
+        }
+        let work = weft_cost::work::of(module, instr);
+        self.works.borrow_mut().insert(instr, work);
+        work
     }
 
     fn computation_cost(&self, module: &Module, comp: Comp) -> f64 {
@@ -139,7 +152,7 @@ impl Analytic {
         }
         Self::microseconds(
             self.profile
-                .time_sharing_memory(&weft_cost::work::of(module, instr), share),
+                .time_sharing_memory(&self.work(module, instr), share),
         )
     }
 

@@ -40,6 +40,10 @@ use crate::analysis::dataflow::Dataflow;
 /// How many transfers weft's default lets queue on the async stream.
 const QUEUED_TRANSFERS: i64 = 8;
 
+/// At most this many pairs are tried synchronous per candidate (each try
+/// prices the whole sequence).
+const MOST_SYNC_ATTEMPTS: usize = 32;
+
 /// Above this many instructions, weft's default tries fewer candidates.
 const LARGE_COMPUTATION: usize = 20_000;
 
@@ -331,14 +335,22 @@ fn leave_unhidden_synchronous(
         })
         .collect();
     let mut made_sync = 0;
+    let mut attempts = 0;
     for start in starts {
+        if attempts == MOST_SYNC_ATTEMPTS {
+            break;
+        }
         let Some(start_at) = sequence.iter().position(|&i| i == start) else {
             continue;
         };
-        let Some(done_at) = sequence.iter().position(|&candidate| {
-            counter.is_supported_async_done(module, candidate)
-                && module.instr(candidate).operands.first() == Some(&start)
-        }) else {
+        let Some(done_at) = sequence[start_at..]
+            .iter()
+            .position(|&candidate| {
+                counter.is_supported_async_done(module, candidate)
+                    && module.instr(candidate).operands.first() == Some(&start)
+            })
+            .map(|offset| start_at + offset)
+        else {
             continue;
         };
         // Only the done may wait on the start, and nothing must be ordered
@@ -353,6 +365,7 @@ fn leave_unhidden_synchronous(
         if done_at == start_at + 1 || !only_the_done_follows {
             continue;
         }
+        attempts += 1;
         let mut moved = sequence.clone();
         let instr = moved.remove(start_at);
         moved.insert(done_at - 1, instr);

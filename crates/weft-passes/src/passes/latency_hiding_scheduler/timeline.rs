@@ -79,11 +79,14 @@ pub fn estimate(
         }
         // A synchronous collective holds the compute stream for its
         // transfer; work beside a transfer shares the memory bandwidth.
-        let share = transfers
-            .iter()
-            .rev()
-            .find(|&&(begin, end, _)| begin <= compute && compute < end)
-            .map_or(0.0, |&(_, _, share)| share);
+        // Transfers run back to back in the order they began: the one in
+        // flight now is the last to have begun, if it has not landed.
+        let begun = transfers.partition_point(|&(begin, _, _)| begin <= compute);
+        let share = begun
+            .checked_sub(1)
+            .map(|last| transfers[last])
+            .filter(|&(_, end, _)| compute < end)
+            .map_or(0.0, |(_, _, share)| share);
         compute += estimator.node_cost_sharing(module, instr, share)
             + estimator.collective_time(module, instr);
     }
