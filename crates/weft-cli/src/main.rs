@@ -38,6 +38,7 @@ mod convert;
 mod flags;
 mod fmt;
 mod input;
+mod interconnect;
 mod interpret;
 mod opt;
 mod ranks;

@@ -44,30 +44,8 @@ pub struct SimulateArgs {
     /// device (`h100-sxm`, `tpu-v5e`), or a .toml file.
     #[arg(long, value_name = "NAME|FILE")]
     profile: Option<String>,
-    /// Interconnect bandwidth per device for the link model, in GB/s.
-    #[arg(long, value_name = "GB/S", default_value_t = 25.0, allow_negative_numbers = true, value_parser = crate::flags::link_bandwidth)]
-    link_bandwidth: f64,
-    /// Per-transfer latency of the link model, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = 5.0, allow_negative_numbers = true, value_parser = crate::flags::link_latency)]
-    link_latency: f64,
-    /// `unpaced` turns the link model off (transfers take no time).
-    #[arg(long, value_name = "MODE")]
-    link: Option<LinkMode>,
-    /// Price every collective by its algorithm on this interconnect instead
-    /// of the flat link, as `weft run --topology` does: `flat`,
-    /// `nodes:8:intra=450GB/s,3us:inter=50GB/s,10us`, `ring:8`,
-    /// `torus:4x4x4:link=50GB/s,2us`, `mesh:2x4`, or `profile`.
-    #[arg(long, value_name = "SPEC", conflicts_with = "link")]
-    topology: Option<String>,
-    /// The algorithm of every collective under --topology: `ring` (the
-    /// default), `tree`, `direct` or `best`.
-    #[arg(
-        long,
-        value_name = "ALGORITHM",
-        default_value = "ring",
-        requires = "topology"
-    )]
-    collective_algorithm: weft_cost::Selection,
+    #[command(flatten)]
+    interconnect: crate::interconnect::InterconnectArgs,
     /// The trip count of every `while` loop whose count neither its
     /// backend_config (known_trip_count) nor its condition (a counted loop)
     /// gives.
@@ -128,9 +106,16 @@ fn execute(args: &SimulateArgs) -> Result<(), String> {
         &module,
         crate::flags::MOST_SIMULATED_DEVICES,
     )?;
-    let link = crate::run::link_of(args.link, args.link_bandwidth, args.link_latency);
-    if args.link != Some(LinkMode::Unpaced) {
-        for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
+    let link = crate::run::link_of(
+        args.interconnect.link,
+        args.interconnect.link_bandwidth,
+        args.interconnect.link_latency,
+    );
+    if args.interconnect.link != Some(LinkMode::Unpaced) {
+        for warning in crate::flags::absurd_link(
+            args.interconnect.link_bandwidth,
+            args.interconnect.link_latency,
+        ) {
             tell!("warning: {warning}");
         }
     }
@@ -139,8 +124,8 @@ fn execute(args: &SimulateArgs) -> Result<(), String> {
         return Err("error: a simulation keeps virtual time (a bug: another timing)".into());
     };
     let interconnect = crate::run::interconnect_from(
-        args.topology.as_deref(),
-        args.collective_algorithm,
+        args.interconnect.topology.as_deref(),
+        args.interconnect.collective_algorithm,
         link,
         &timing,
         grid.len(),

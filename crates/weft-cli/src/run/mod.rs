@@ -125,33 +125,8 @@ pub struct RunArgs {
     /// The number of partitions (with --replicas, instead of --devices).
     #[arg(long, value_name = "P", allow_negative_numbers = true, value_parser = crate::flags::device_count)]
     partitions: Option<usize>,
-    /// Interconnect bandwidth per device for the link model, in GB/s.
-    #[arg(long, value_name = "GB/S", default_value_t = 25.0, allow_negative_numbers = true, value_parser = crate::flags::link_bandwidth)]
-    link_bandwidth: f64,
-    /// Per-transfer latency of the link model, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = 5.0, allow_negative_numbers = true, value_parser = crate::flags::link_latency)]
-    link_latency: f64,
-    /// `unpaced` turns the link model off (transfers take no time beyond
-    /// the copies themselves).
-    #[arg(long, value_name = "MODE")]
-    link: Option<LinkMode>,
-    /// Price every collective by its algorithm on this interconnect instead
-    /// of the flat link: `flat`, `nodes:8:intra=450GB/s,3us:inter=50GB/s,10us`,
-    /// `ring:8`, `torus:4x4x4:link=50GB/s,2us`, `mesh:2x4`, or `profile` (the
-    /// `[interconnect]` of --profile's device). A link left out is
-    /// --link-bandwidth and --link-latency's (docs/runtime.md).
-    #[arg(long, value_name = "SPEC", conflicts_with = "link")]
-    topology: Option<String>,
-    /// The algorithm of every collective under --topology: `ring` (the
-    /// default), `tree`, `direct` (the ring where one does not apply), or
-    /// `best`, the fastest for each collective.
-    #[arg(
-        long,
-        value_name = "ALGORITHM",
-        default_value = "ring",
-        requires = "topology"
-    )]
-    collective_algorithm: weft_cost::Selection,
+    #[command(flatten)]
+    interconnect: crate::interconnect::InterconnectArgs,
     /// Write a Chrome trace (Perfetto opens it) of every device's compute and
     /// async streams to this file: a track per in-flight async operation,
     /// arrows from each start to its done and between the members of each
@@ -461,8 +436,8 @@ fn interconnect_of(
     devices: usize,
 ) -> Result<Option<Arc<weft_cost::Interconnect>>, String> {
     interconnect_from(
-        args.topology.as_deref(),
-        args.collective_algorithm,
+        args.interconnect.topology.as_deref(),
+        args.interconnect.collective_algorithm,
         link,
         timing,
         devices,
@@ -714,9 +689,16 @@ fn execute_grid(
             }
         }
     }
-    let link = link_of(args.link, args.link_bandwidth, args.link_latency);
-    if args.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
-        for warning in crate::flags::absurd_link(args.link_bandwidth, args.link_latency) {
+    let link = link_of(
+        args.interconnect.link,
+        args.interconnect.link_bandwidth,
+        args.interconnect.link_latency,
+    );
+    if args.interconnect.link != Some(LinkMode::Unpaced) && cluster.is_none_or(|c| c.rank() == 0) {
+        for warning in crate::flags::absurd_link(
+            args.interconnect.link_bandwidth,
+            args.interconnect.link_latency,
+        ) {
             tell!("warning: {warning}");
         }
     }
