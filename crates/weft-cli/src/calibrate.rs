@@ -107,6 +107,8 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         launch_overhead_us: round(launch.as_secs_f64() * 1e6),
         memory_bandwidth_gb_per_s: round(memory),
         data_movement_gb_per_s: Some(round(data_movement)),
+        // weft's runtime models transfers without touching memory.
+        transfers_share_memory: false,
         transcendentals_g_per_s: round(transcendentals),
         matrix_gflop_per_s: rounded(matrix),
         vector_gop_per_s: rounded(vector),

@@ -107,6 +107,13 @@ pub struct Profile {
     /// memory bandwidth when absent (a device whose data movement streams).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_movement_gb_per_s: Option<f64>,
+    /// Whether a transfer reads and writes this device's memory while it
+    /// flies (an accelerator's DMA from its HBM), taking bandwidth from the
+    /// kernels beside it ([`Profile::time_sharing_memory`]). weft's own
+    /// runtime models transfers without touching device memory, so its CPU
+    /// profiles leave this off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transfers_share_memory: bool,
     /// Transcendental evaluations per second, in G/s.
     pub transcendentals_g_per_s: f64,
     /// Matrix-unit operations (dot, convolution) per second, in G/s.
@@ -204,10 +211,11 @@ impl Profile {
 
     /// The share of this device's memory bandwidth a transfer takes that
     /// moves `bytes` through its memory in `duration` (capped at
-    /// [`MOST_MEMORY_SHARED`]).
+    /// [`MOST_MEMORY_SHARED`]); 0 on a device whose transfers do not share
+    /// its memory ([`Profile::transfers_share_memory`]).
     pub fn memory_share(&self, bytes: f64, duration: Duration) -> f64 {
         let seconds = duration.as_secs_f64();
-        if seconds <= 0.0 || bytes <= 0.0 {
+        if !self.transfers_share_memory || seconds <= 0.0 || bytes <= 0.0 {
             return 0.0;
         }
         (bytes / seconds / (self.memory_bandwidth_gb_per_s * 1e9)).min(MOST_MEMORY_SHARED)
@@ -259,6 +267,10 @@ impl Profile {
                     "# Bytes per second of instructions that only move data, in GB/s.\ndata_movement_gb_per_s = {rate}\n"
                 ),
                 None => String::new(),
+            } + if self.transfers_share_memory {
+                "# A transfer in flight takes memory bandwidth from the kernels beside it.\ntransfers_share_memory = true\n"
+            } else {
+                ""
             },
             self.transcendentals_g_per_s,
             rates(&self.matrix_gflop_per_s),

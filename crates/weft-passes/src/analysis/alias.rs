@@ -80,6 +80,21 @@ impl UnionFind {
 impl Aliases {
     /// The buffers of `module`, from its dataflow.
     pub fn of(module: &Module, flow: &Dataflow) -> Aliases {
+        Aliases::build(module, flow, true)
+    }
+
+    /// The buffers `module` would have once copy insertion gave every
+    /// value a position may hold its own storage: only the sharing an
+    /// instruction asks for stays — in-place updates, output-to-operand
+    /// aliasing, `input_output_alias` — while loop state, a conditional's
+    /// result and other merged positions no longer make their values one
+    /// buffer. XLA runs copy insertion before its scheduler; a schedule that
+    /// relies on this needs those copies when XLA runs it.
+    pub fn in_place_only(module: &Module, flow: &Dataflow) -> Aliases {
+        Aliases::build(module, flow, false)
+    }
+
+    fn build(module: &Module, flow: &Dataflow, merge_positions: bool) -> Aliases {
         let count = flow.values().len() as u32;
         let mut sets = UnionFind((0..count).collect());
         let merge_all = |values: &[ValueId], sets: &mut UnionFind| {
@@ -90,8 +105,10 @@ impl Aliases {
             }
         };
         for instr in module.all_instrs() {
-            for position in flow.positions(instr) {
-                merge_all(&position.values, &mut sets);
+            if merge_positions {
+                for position in flow.positions(instr) {
+                    merge_all(&position.values, &mut sets);
+                }
             }
             for (output, operand, operand_index) in in_place_pairs(module, instr) {
                 let mut both: Vec<ValueId> = flow.value_set(instr, &output).to_vec();

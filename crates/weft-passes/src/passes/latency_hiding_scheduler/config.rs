@@ -97,6 +97,11 @@ pub struct SchedulerConfig {
     pub top_down_scheduling: bool,
     /// Prefer async starts (bottom-up) or dones (top-down) last among equals.
     pub enable_schedule_by_structure: bool,
+    /// Keep a buffer's readers ahead of an overwriting transfer only for
+    /// in-place updates, as if copy insertion had given loop state its own
+    /// storage (beyond XLA, which runs copy insertion first; refine tries
+    /// it).
+    pub assume_copy_insertion: bool,
     /// Inside a transfer's window, prefer work that does not contend with it
     /// for memory bandwidth (beyond XLA; a rule last among the ready-set's).
     pub contention_aware: bool,
@@ -164,6 +169,7 @@ impl Default for SchedulerConfig {
             pin_written_order: false,
             sync_unhidden_collectives: false,
             contention_aware: false,
+            assume_copy_insertion: false,
             refine: None,
             estimator: EstimatorKind::Analytic,
             profile: weft_cost::profile::REFERENCE.to_string(),
@@ -373,6 +379,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         doc: "weft's default: run XLA's algorithm under several configurations and from the written order too, keep the fastest on the runtime's streams whose peak stays within 1.2x the starting schedule's (or memory_limit)",
     },
     flag(
+        "assume_copy_insertion",
+        "buffer edges only for in-place updates, as if copy insertion (which XLA runs before its scheduler) had given loop state its own storage; a loop's transfer may then overlap the work that reads the state it replaces; refine tries it",
+    ),
+    flag(
         "contention_aware",
         "inside a transfer's window prefer compute-bound work, outside it memory-bound work (the analytic estimator knows which contends with a transfer for memory bandwidth); refine tries it",
     ),
@@ -477,6 +487,7 @@ impl SchedulerConfig {
             pin_written_order: flag("pin_written_order"),
             sync_unhidden_collectives: flag("sync_unhidden_collectives"),
             contention_aware: flag("contention_aware"),
+            assume_copy_insertion: flag("assume_copy_insertion"),
             refine: options.text("refine").map(|value| value != "false"),
             estimator: match options.word("latency_estimator", "analytic") {
                 "test" => EstimatorKind::Test,

@@ -298,6 +298,10 @@ pub struct GraphInputs<'a> {
     pub dataflow: &'a Dataflow,
     /// The module's buffers.
     pub aliases: &'a Aliases,
+    /// Whether copy insertion is assumed: a value read where other values
+    /// may also arrive (a loop's state) is read from a copy, not from the
+    /// buffer the transfer writes.
+    pub copies_assumed: bool,
 }
 
 impl ScheduleGraph {
@@ -432,8 +436,9 @@ impl ScheduleGraph {
                 }
             }
             if self.nodes[at].is_supported_async_done {
-                let positions = value_positions
-                    .get_or_insert_with(|| positions_in(module, sequence, inputs.dataflow));
+                let positions = value_positions.get_or_insert_with(|| {
+                    positions_in(module, sequence, inputs.dataflow, inputs.copies_assumed)
+                });
                 self.add_buffer_edges(module, instr, neighbours, inputs, positions);
             }
             if module.instr(instr).opcode == Opcode::SendDone {
@@ -683,16 +688,22 @@ impl ScheduleGraph {
     }
 }
 
-/// Where each value of `sequence`'s instructions appears.
+/// Where each value of `sequence`'s instructions appears; with
+/// `copies_assumed`, only where it is the one value that can be there
+/// (where others may arrive too, copy insertion would give it a copy).
 fn positions_in(
     module: &Module,
     sequence: &[Instr],
     dataflow: &Dataflow,
+    copies_assumed: bool,
 ) -> FxHashMap<ValueId, Vec<(Instr, ShapeIndex)>> {
     let _ = module;
     let mut positions: FxHashMap<ValueId, Vec<(Instr, ShapeIndex)>> = FxHashMap::default();
     for &instr in sequence {
         for position in dataflow.positions(instr) {
+            if copies_assumed && position.values.len() > 1 {
+                continue;
+            }
             for &value in &position.values {
                 positions
                     .entry(value)

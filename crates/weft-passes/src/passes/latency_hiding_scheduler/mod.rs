@@ -203,6 +203,16 @@ fn make_estimator(config: &SchedulerConfig) -> Result<Estimator, PassError> {
     ))
 }
 
+/// The module's buffers twice: as they are (memory is counted on these),
+/// and as copy insertion would leave them ([`Aliases::in_place_only`]), for
+/// `assume_copy_insertion`'s buffer edges.
+pub struct Buffers {
+    /// Every sharing, loop state included.
+    pub all: Aliases,
+    /// Only the sharing instructions ask for.
+    pub in_place: Aliases,
+}
+
 /// One run of XLA's algorithm on `comp` from `base` under `config`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn schedule_once(
@@ -212,14 +222,19 @@ pub(crate) fn schedule_once(
     config: &SchedulerConfig,
     estimator: &Estimator,
     dataflow: &Dataflow,
-    aliases: &Aliases,
+    buffers: &Buffers,
     counter: &mut ResourceCounter<'_>,
 ) -> Result<state::ComputationSchedule, PassError> {
-    let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);
+    let memory = ModuleMemory::new(module, dataflow, &buffers.all, config.top_down_scheduling);
     let graph_inputs = GraphInputs {
         estimator,
         dataflow,
-        aliases,
+        aliases: if config.assume_copy_insertion {
+            &buffers.in_place
+        } else {
+            &buffers.all
+        },
+        copies_assumed: config.assume_copy_insertion,
     };
     let pin = config.pin_written_order || weft_ir::pinned_order::is_pinned(module, comp);
     let mut graph = ScheduleGraph::build(
@@ -245,7 +260,7 @@ fn schedule_all(
     config: &SchedulerConfig,
     comps: &[Comp],
     dataflow: &Dataflow,
-    aliases: &Aliases,
+    buffers: &Buffers,
     report: &mut Report,
 ) -> Result<(), PassError> {
     let estimator = make_estimator(config)?;
@@ -272,7 +287,7 @@ fn schedule_all(
             config,
             &estimator,
             dataflow,
-            aliases,
+            buffers,
             &mut counter,
         )?;
         let mut choice = String::new();
@@ -286,7 +301,7 @@ fn schedule_all(
                 &refine::Context {
                     estimator: &estimator,
                     dataflow,
-                    aliases,
+                    buffers,
                     counter: &counter,
                 },
             );
@@ -308,7 +323,7 @@ fn schedule_all(
         }
         report.computations.push((comp, outcome.placements));
     }
-    let memory = ModuleMemory::new(module, dataflow, aliases, config.top_down_scheduling);
+    let memory = ModuleMemory::new(module, dataflow, &buffers.all, config.top_down_scheduling);
     report.peak_bytes = memory.peak();
     Ok(())
 }
@@ -340,15 +355,18 @@ pub fn latency_hiding_scheduler(
         }
     }
     let dataflow = Dataflow::of(module);
-    let aliases = Aliases::of(module, &dataflow);
+    let buffers = Buffers {
+        all: Aliases::of(module, &dataflow),
+        in_place: Aliases::in_place_only(module, &dataflow),
+    };
     let mut report = Report::default();
-    schedule_all(module, config, &comps, &dataflow, &aliases, &mut report)?;
+    schedule_all(module, config, &comps, &dataflow, &buffers, &mut report)?;
     if let Some(limit) = config.memory_limit {
         let mut lowered = config.clone();
         let mut iteration = 0;
         while iteration < config.rerun && report.peak_bytes > limit as i64 {
             lowered.memory_limit = lowered.memory_limit.map(|l| (l as f64 * 0.9) as u64);
-            schedule_all(module, &lowered, &comps, &dataflow, &aliases, &mut report)?;
+            schedule_all(module, &lowered, &comps, &dataflow, &buffers, &mut report)?;
             iteration += 1;
         }
     }

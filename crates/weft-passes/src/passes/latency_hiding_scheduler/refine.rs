@@ -34,7 +34,6 @@ use super::memory::ModuleMemory;
 use super::resources::ResourceCounter;
 use super::state::ComputationSchedule;
 use super::{schedule_once, timeline};
-use crate::analysis::alias::Aliases;
 use crate::analysis::dataflow::Dataflow;
 
 /// How many transfers weft's default lets queue on the async stream.
@@ -54,7 +53,7 @@ pub struct Context<'a> {
     /// The module's dataflow.
     pub dataflow: &'a Dataflow,
     /// The module's buffers.
-    pub aliases: &'a Aliases,
+    pub buffers: &'a super::Buffers,
     /// Which async ops the scheduler moves (as configured).
     pub counter: &'a ResourceCounter<'a>,
 }
@@ -137,35 +136,39 @@ fn candidates(
             (false, false, false, true),
             (true, false, false, true),
         ] {
-            if (large && (aggressive || top_down)) || (avoid_contention && !contention) {
-                continue;
-            }
-            let mut candidate = config.clone();
-            if raised {
-                raise(&mut candidate);
-            }
-            candidate.aggressive_scheduling_policies |= aggressive;
-            candidate.top_down_scheduling |= top_down;
-            candidate.contention_aware |= avoid_contention;
-            if candidate == *config && order == base {
-                continue;
-            }
-            let mut parts: Vec<&str> = Vec::new();
-            for (on, part) in [
-                (raised, "transfers queued"),
-                (aggressive, "aggressive"),
-                (top_down, "top-down"),
-                (avoid_contention, "contention-aware"),
-            ] {
-                if on {
-                    parts.push(part);
+            for copies in [false, true] {
+                if (large && (aggressive || top_down)) || (avoid_contention && !contention) {
+                    continue;
                 }
+                let mut candidate = config.clone();
+                if raised {
+                    raise(&mut candidate);
+                }
+                candidate.aggressive_scheduling_policies |= aggressive;
+                candidate.top_down_scheduling |= top_down;
+                candidate.contention_aware |= avoid_contention;
+                candidate.assume_copy_insertion |= copies;
+                if candidate == *config && order == base {
+                    continue;
+                }
+                let mut parts: Vec<&str> = Vec::new();
+                for (on, part) in [
+                    (raised, "transfers queued"),
+                    (aggressive, "aggressive"),
+                    (top_down, "top-down"),
+                    (avoid_contention, "contention-aware"),
+                    (copies, "loop state copied"),
+                ] {
+                    if on {
+                        parts.push(part);
+                    }
+                }
+                if parts.is_empty() {
+                    parts.push("as configured");
+                }
+                let label = format!("{}{from}", parts.join(", "));
+                found.push((candidate, order.clone(), label));
             }
-            if parts.is_empty() {
-                parts.push("as configured");
-            }
-            let label = format!("{}{from}", parts.join(", "));
-            found.push((candidate, order.clone(), label));
         }
     }
     found
@@ -181,10 +184,10 @@ pub fn choose(
     configured: ComputationSchedule,
     context: &Context<'_>,
 ) -> Refined {
-    let (estimator, dataflow, aliases, counter) = (
+    let (estimator, dataflow, buffers, counter) = (
         context.estimator,
         context.dataflow,
-        context.aliases,
+        context.buffers,
         context.counter,
     );
     let mut outcome = configured;
@@ -193,7 +196,7 @@ pub fn choose(
     // and from both starting orders, the fastest on the runtime's
     // streams kept, memory within bounds. The configured run is one
     // of the candidates, so the choice is never slower than it.
-    let yardstick = ModuleMemory::new(module, dataflow, aliases, false);
+    let yardstick = ModuleMemory::new(module, dataflow, &buffers.all, false);
     let bound = memory_bound(config, yardstick.sequence_peak(comp, base));
     // Each candidate is judged after the collectives it would hide nothing
     // with are left synchronous, when that is asked for.
@@ -239,7 +242,7 @@ pub fn choose(
                 &candidate,
                 estimator,
                 dataflow,
-                aliases,
+                buffers,
                 &mut candidate_counter,
             ) else {
                 continue;
