@@ -137,7 +137,11 @@ fn candidates(
             (true, false, false, true),
         ] {
             for copies in [false, true] {
-                if (large && (aggressive || top_down)) || (avoid_contention && !contention) {
+                // A large computation tries the variants that matter most: queued
+                // transfers and copied loop state.
+                if (large && (aggressive || top_down || avoid_contention))
+                    || (avoid_contention && !contention)
+                {
                     continue;
                 }
                 let mut candidate = config.clone();
