@@ -403,6 +403,21 @@ impl SchedulerConfig {
             .unwrap_or(self.estimator == EstimatorKind::Analytic)
     }
 
+    /// The overlap limits of the collectives and copies (send/recv and host
+    /// transfers apart), to change together.
+    pub fn collective_overlap_limits_mut(&mut self) -> [&mut i64; 8] {
+        [
+            &mut self.collective_broadcast_overlap_limit,
+            &mut self.collective_permute_overlap_limit,
+            &mut self.all_to_all_overlap_limit,
+            &mut self.ragged_all_to_all_overlap_limit,
+            &mut self.all_gather_overlap_limit,
+            &mut self.all_reduce_overlap_limit,
+            &mut self.reduce_scatter_overlap_limit,
+            &mut self.copy_overlap_limit,
+        ]
+    }
+
     /// The configuration `options` give.
     pub fn from_options(options: &Options) -> SchedulerConfig {
         let base = SchedulerConfig::default();

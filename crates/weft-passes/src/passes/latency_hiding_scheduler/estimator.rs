@@ -72,38 +72,7 @@ impl Analytic {
 
     /// The time of one instruction, callees included.
     pub fn node_cost(&self, module: &Module, instr: Instr) -> f64 {
-        let data = module.instr(instr);
-        match data.opcode {
-            Opcode::While => {
-                let trips = while_loop::trip_count(module, instr).unwrap_or(1).max(0) as f64;
-                let per_trip: f64 = data
-                    .callees
-                    .iter()
-                    .map(|&comp| self.computation_cost(module, comp))
-                    .sum();
-                trips * per_trip
-            }
-            Opcode::Call => data
-                .callees
-                .iter()
-                .map(|&comp| self.computation_cost(module, comp))
-                .sum(),
-            Opcode::Conditional => data
-                .callees
-                .iter()
-                .map(|&comp| self.computation_cost(module, comp))
-                .fold(0.0, f64::max),
-            // The transfer is the edge's latency; the device is free.
-            _ if canonical(module, instr).outer != data.opcode
-                || matches!(
-                    data.opcode,
-                    Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
-                ) =>
-            {
-                0.0
-            }
-            _ => Self::microseconds(self.profile.time(&self.work(module, instr))),
-        }
+        self.node_cost_sharing(module, instr, 0.0)
     }
 
     fn work(&self, module: &Module, instr: Instr) -> weft_cost::Work {
@@ -136,24 +105,40 @@ impl Analytic {
     /// bandwidth goes to a transfer (control flow is priced as without).
     pub fn node_cost_sharing(&self, module: &Module, instr: Instr, share: f64) -> f64 {
         let data = module.instr(instr);
-        let is_async = canonical(module, instr).outer != data.opcode
-            || matches!(
-                data.opcode,
-                Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
-            );
-        if share <= 0.0
-            || is_async
-            || matches!(
-                data.opcode,
-                Opcode::While | Opcode::Call | Opcode::Conditional
-            )
-        {
-            return self.node_cost(module, instr);
+        match data.opcode {
+            Opcode::While => {
+                let trips = while_loop::trip_count(module, instr).unwrap_or(1).max(0) as f64;
+                let per_trip: f64 = data
+                    .callees
+                    .iter()
+                    .map(|&comp| self.computation_cost(module, comp))
+                    .sum();
+                trips * per_trip
+            }
+            Opcode::Call => data
+                .callees
+                .iter()
+                .map(|&comp| self.computation_cost(module, comp))
+                .sum(),
+            Opcode::Conditional => data
+                .callees
+                .iter()
+                .map(|&comp| self.computation_cost(module, comp))
+                .fold(0.0, f64::max),
+            // The transfer is the edge's latency; the device is free.
+            _ if canonical(module, instr).outer != data.opcode
+                || matches!(
+                    data.opcode,
+                    Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone
+                ) =>
+            {
+                0.0
+            }
+            _ => Self::microseconds(
+                self.profile
+                    .time_sharing_memory(&self.work(module, instr), share),
+            ),
         }
-        Self::microseconds(
-            self.profile
-                .time_sharing_memory(&self.work(module, instr), share),
-        )
     }
 
     /// The share of the device's memory bandwidth the transfer `start`

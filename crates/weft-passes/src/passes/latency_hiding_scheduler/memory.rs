@@ -299,6 +299,40 @@ impl<'a> ModuleMemory<'a> {
     }
 }
 
+/// The module's memory model under its current schedule, walked each way,
+/// each built on first use: every candidate schedule of one computation
+/// counts with the same one.
+pub struct Memories<'a> {
+    module: &'a Module,
+    dataflow: &'a Dataflow,
+    aliases: &'a Aliases,
+    bottom_up: std::cell::OnceCell<ModuleMemory<'a>>,
+    top_down: std::cell::OnceCell<ModuleMemory<'a>>,
+}
+
+impl<'a> Memories<'a> {
+    /// The model of `module`'s buffers, not built yet.
+    pub fn new(module: &'a Module, dataflow: &'a Dataflow, aliases: &'a Aliases) -> Memories<'a> {
+        Memories {
+            module,
+            dataflow,
+            aliases,
+            bottom_up: std::cell::OnceCell::new(),
+            top_down: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The model walking bottom-up, or top-down.
+    pub fn walking(&self, top_down: bool) -> &ModuleMemory<'a> {
+        let cell = if top_down {
+            &self.top_down
+        } else {
+            &self.bottom_up
+        };
+        cell.get_or_init(|| ModuleMemory::new(self.module, self.dataflow, self.aliases, top_down))
+    }
+}
+
 /// What each instruction of one computation allocates and releases.
 pub struct ComputationMemory {
     allocations: FxHashMap<Instr, Vec<BufferId>>,

@@ -223,9 +223,10 @@ pub(crate) fn schedule_once(
     estimator: &Estimator,
     dataflow: &Dataflow,
     buffers: &Buffers,
+    memories: &memory::Memories<'_>,
     counter: &mut ResourceCounter<'_>,
 ) -> Result<state::ComputationSchedule, PassError> {
-    let memory = ModuleMemory::new(module, dataflow, &buffers.all, config.top_down_scheduling);
+    let memory = memories.walking(config.top_down_scheduling);
     let graph_inputs = GraphInputs {
         estimator,
         dataflow,
@@ -250,7 +251,7 @@ pub(crate) fn schedule_once(
         module,
         config,
         estimator,
-        memory: &memory,
+        memory,
     };
     schedule_computation(&inputs, comp, graph, counter)
 }
@@ -280,6 +281,7 @@ fn schedule_all(
                 .with_hint("the latency-hiding scheduler refines a schedule: run hlo-memory-scheduler first")
             })?;
         let module_view: &Module = module;
+        let memories = memory::Memories::new(module_view, dataflow, &buffers.all);
         let mut outcome = schedule_once(
             module_view,
             comp,
@@ -288,6 +290,7 @@ fn schedule_all(
             &estimator,
             dataflow,
             buffers,
+            &memories,
             &mut counter,
         )?;
         let mut choice = String::new();
@@ -302,6 +305,7 @@ fn schedule_all(
                     estimator: &estimator,
                     dataflow,
                     buffers,
+                    memories: &memories,
                     counter: &counter,
                 },
             );

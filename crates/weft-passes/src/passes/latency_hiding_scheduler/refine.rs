@@ -30,7 +30,6 @@ use weft_ir::{Comp, Instr, Module};
 
 use super::config::SchedulerConfig;
 use super::estimator::Estimator;
-use super::memory::ModuleMemory;
 use super::resources::ResourceCounter;
 use super::state::ComputationSchedule;
 use super::{schedule_once, timeline};
@@ -54,6 +53,8 @@ pub struct Context<'a> {
     pub dataflow: &'a Dataflow,
     /// The module's buffers.
     pub buffers: &'a super::Buffers,
+    /// The memory model every candidate counts with.
+    pub memories: &'a super::memory::Memories<'a>,
     /// Which async ops the scheduler moves (as configured).
     pub counter: &'a ResourceCounter<'a>,
 }
@@ -108,19 +109,10 @@ fn candidates(
     // One async stream runs transfers back to back, so more of them may be
     // queued than XLA's limits of one allow.
     let raise = |c: &mut SchedulerConfig| {
-        for limit in [
-            &mut c.collective_broadcast_overlap_limit,
-            &mut c.collective_permute_overlap_limit,
-            &mut c.all_to_all_overlap_limit,
-            &mut c.ragged_all_to_all_overlap_limit,
-            &mut c.all_gather_overlap_limit,
-            &mut c.all_reduce_overlap_limit,
-            &mut c.reduce_scatter_overlap_limit,
-            &mut c.send_recv_overlap_limit,
-            &mut c.copy_overlap_limit,
-        ] {
+        for limit in c.collective_overlap_limits_mut() {
             *limit = (*limit).max(QUEUED_TRANSFERS);
         }
+        c.send_recv_overlap_limit = c.send_recv_overlap_limit.max(QUEUED_TRANSFERS);
     };
     let large = base.len() > LARGE_COMPUTATION;
     // Contention only means something to the analytic estimator.
@@ -200,7 +192,7 @@ pub fn choose(
     // and from both starting orders, the fastest on the runtime's
     // streams kept, memory within bounds. The configured run is one
     // of the candidates, so the choice is never slower than it.
-    let yardstick = ModuleMemory::new(module, dataflow, &buffers.all, false);
+    let yardstick = context.memories.walking(false);
     let bound = memory_bound(config, yardstick.sequence_peak(comp, base));
     // Each candidate is judged after the collectives it would hide nothing
     // with are left synchronous, when that is asked for.
@@ -247,6 +239,7 @@ pub fn choose(
                 estimator,
                 dataflow,
                 buffers,
+                context.memories,
                 &mut candidate_counter,
             ) else {
                 continue;
@@ -277,16 +270,7 @@ pub fn choose(
         // with the bound as the memory limit.
         let limit = u64::try_from(bound).unwrap_or(u64::MAX);
         let mut one_at_a_time = config.clone();
-        for overlap in [
-            &mut one_at_a_time.collective_broadcast_overlap_limit,
-            &mut one_at_a_time.collective_permute_overlap_limit,
-            &mut one_at_a_time.all_to_all_overlap_limit,
-            &mut one_at_a_time.ragged_all_to_all_overlap_limit,
-            &mut one_at_a_time.all_gather_overlap_limit,
-            &mut one_at_a_time.all_reduce_overlap_limit,
-            &mut one_at_a_time.reduce_scatter_overlap_limit,
-            &mut one_at_a_time.copy_overlap_limit,
-        ] {
+        for overlap in one_at_a_time.collective_overlap_limits_mut() {
             *overlap = 1;
         }
         for (candidate, order, label) in

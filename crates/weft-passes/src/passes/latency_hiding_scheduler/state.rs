@@ -281,6 +281,19 @@ impl<'m> State<'m> {
         }
     }
 
+    /// The earliest `node` may run, and no earlier than `floor`: each node
+    /// the walk has already placed on its far side, plus the edge's latency.
+    fn earliest(&self, node: NodeId, floor: f64) -> f64 {
+        let placed = if self.graph.top_down {
+            &self.graph.nodes[node].predecessors
+        } else {
+            &self.graph.nodes[node].successors
+        };
+        placed.iter().fold(floor, |time, edge| {
+            time.max(self.graph.nodes[edge.target].ready_time + edge.latency)
+        })
+    }
+
     fn schedule_node(&mut self, node: NodeId) -> f64 {
         let top_down = self.graph.top_down;
         let instr = self.graph.nodes[node].instr;
@@ -323,16 +336,7 @@ impl<'m> State<'m> {
                 Usage::None => {}
             }
         }
-        let mut schedule_time = self.current_time;
-        let waits = if top_down {
-            &self.graph.nodes[node].predecessors
-        } else {
-            &self.graph.nodes[node].successors
-        };
-        for edge in waits {
-            schedule_time =
-                schedule_time.max(self.graph.nodes[edge.target].ready_time + edge.latency);
-        }
+        let schedule_time = self.earliest(node, self.current_time);
         self.graph.nodes[node].ready_time = schedule_time;
         let current_time = schedule_time + self.graph.nodes[node].cost;
         while let Some(next) = self.future.peek() {
@@ -374,16 +378,7 @@ impl<'m> State<'m> {
             } else {
                 self.graph.set_outdegree(target, 0);
             }
-            let mut ready_time = current_time;
-            let waits = if top_down {
-                &self.graph.nodes[target].predecessors
-            } else {
-                &self.graph.nodes[target].successors
-            };
-            for edge in waits {
-                ready_time =
-                    ready_time.max(self.graph.nodes[edge.target].ready_time + edge.latency);
-            }
+            let ready_time = self.earliest(target, current_time);
             for &(resource, usage) in &self.graph.nodes[target].resources {
                 if usage == Usage::Occupy {
                     self.users_in_queue[resource] += 1;
@@ -451,16 +446,10 @@ impl<'m> State<'m> {
     fn resources_needed_for_group(&self, group: i64, use_max: bool) -> FxHashMap<usize, i64> {
         let members = self.groups.members.get(&group).cloned().unwrap_or_default();
         let mut needed: FxHashMap<usize, i64> = FxHashMap::default();
-        let keep_order = |instr: Instr| {
-            self.module
-                .instr(instr)
-                .common()
-                .frontend_attributes
-                .as_ref()
-                .and_then(|a| a.get("keep_original_sequence_order_in_group"))
-                == Some("true")
-        };
-        if members.first().is_some_and(|&first| keep_order(first)) {
+        if members
+            .first()
+            .is_some_and(|&first| keeps_written_order_in_group(self.module, first))
+        {
             return self.resources_needed_in_written_order(&members);
         }
         for &instr in &members {
@@ -525,15 +514,6 @@ impl<'m> State<'m> {
     }
 
     fn best_in_group(&mut self) -> NodeId {
-        let keep_order = |module: &Module, instr: Instr| {
-            module
-                .instr(instr)
-                .common()
-                .frontend_attributes
-                .as_ref()
-                .and_then(|a| a.get("keep_original_sequence_order_in_group"))
-                == Some("true")
-        };
         let mut chosen: Option<usize> = None;
         for at in 0..self.group_ready.len() {
             let node = self.group_ready[at];
@@ -546,7 +526,9 @@ impl<'m> State<'m> {
             };
             let best = self.group_ready[best_at];
             let (a, b) = (&self.graph.nodes[node], &self.graph.nodes[best]);
-            let a_wins = if keep_order(self.module, a.instr) && keep_order(self.module, b.instr) {
+            let a_wins = if keeps_written_order_in_group(self.module, a.instr)
+                && keeps_written_order_in_group(self.module, b.instr)
+            {
                 node > best
             } else if a.does_occupy_any_resource != b.does_occupy_any_resource {
                 a.does_occupy_any_resource
@@ -638,6 +620,18 @@ impl<'m> State<'m> {
         self.ongoing_group = -1;
         Ok(true)
     }
+}
+
+/// Whether `instr` asks its group to keep its written order
+/// (`keep_original_sequence_order_in_group="true"`).
+fn keeps_written_order_in_group(module: &Module, instr: Instr) -> bool {
+    module
+        .instr(instr)
+        .common()
+        .frontend_attributes
+        .as_ref()
+        .and_then(|attributes| attributes.get("keep_original_sequence_order_in_group"))
+        == Some("true")
 }
 
 /// The outcome of scheduling one computation.
