@@ -5,38 +5,24 @@
 
 mod common;
 
-use std::process::Command;
+use common::{test_profile, weft_uncalibrated};
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value as Json;
-
-/// The tests' own device profile.
-fn profile() -> String {
-    format!(
-        "{}/tests/data/test-profile.toml",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn weft() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
-    // No calibrated profile of this machine may leak in.
-    command.env("WEFT_CACHE_DIR", std::env::temp_dir().join("weft-no-cache"));
-    command
-}
 
 /// `weft run EXAMPLE --format json` with the default timing (virtual when
 /// the 8 devices outnumber the cores, which the test asks for explicitly
 /// on a machine with 8 cores or more).
 fn summary(example: &str) -> Json {
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
-    let mut command = weft();
+    let mut command = weft_uncalibrated();
     command.arg("run").arg(common::example(example)).args([
         "--format",
         "json",
         "--profile",
-        &profile(),
+        &test_profile(),
     ]);
     if cores >= 8 {
         command.args(["--timing", "virtual"]);
@@ -149,7 +135,7 @@ fn the_breakdown_adds_up() {
 
 #[test]
 fn the_collectives_report_names_each_collective() {
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("run")
         .arg(common::example("overlap_allreduce.async.hlo"))
         .args([
@@ -157,7 +143,7 @@ fn the_collectives_report_names_each_collective() {
             "--timing",
             "virtual",
             "--profile",
-            &profile(),
+            &test_profile(),
         ])
         .output()
         .expect("weft runs");
@@ -195,12 +181,12 @@ fn trace_of(program: &str, extra: &[&str]) -> Json {
     let source = scratch.join("program.hlo");
     let trace = scratch.join("trace.json");
     std::fs::write(&source, program).expect("writes");
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("run")
         .arg(&source)
         .arg("--trace")
         .arg(&trace)
-        .args(["--profile", &profile()])
+        .args(["--profile", &test_profile()])
         .args(extra)
         .output()
         .expect("weft runs");

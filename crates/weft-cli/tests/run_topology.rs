@@ -5,16 +5,11 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use common::weft_uncalibrated;
+
+use std::process::Output;
 
 use serde_json::Value as Json;
-
-fn weft() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
-    // No calibrated profile of this machine may leak in.
-    command.env("WEFT_CACHE_DIR", std::env::temp_dir().join("weft-no-cache"));
-    command
-}
 
 /// `weft run` of the data-parallel example on 8 devices, virtual timing on
 /// the tests' profile (unless `extra` names one), with `extra` flags.
@@ -30,7 +25,7 @@ fn run(extra: &[&str]) -> Output {
         Some(at) => [&extra[..at], &extra[at + 2..]].concat(),
         None => extra.to_vec(),
     };
-    weft()
+    weft_uncalibrated()
         .arg("run")
         .arg(common::example("dp_train_step.hlo"))
         .args(["--devices", "8", "--timing", "virtual", "--format", "json"])

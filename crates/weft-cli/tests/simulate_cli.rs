@@ -8,32 +8,18 @@
 
 mod common;
 
+use common::{test_profile, weft_uncalibrated};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value as Json;
 
-/// The tests' own device profile.
-fn profile() -> String {
-    format!(
-        "{}/tests/data/test-profile.toml",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn weft() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
-    // No calibrated profile of this machine may leak in.
-    command.env("WEFT_CACHE_DIR", std::env::temp_dir().join("weft-no-cache"));
-    command
-}
-
 /// The JSON summary of `weft COMMAND FILE ARGS --format json`.
 fn summary(command: &str, file: &Path, args: &[&str]) -> Json {
-    let mut weft = weft();
+    let mut weft = weft_uncalibrated();
     weft.arg(command)
         .arg(file)
-        .args(["--format", "json", "--profile", &profile()]);
+        .args(["--format", "json", "--profile", &test_profile()]);
     if command == "run" {
         weft.args(["--timing", "virtual"]);
     }
@@ -88,7 +74,7 @@ fn the_examples_agree_with_a_virtual_run() {
 fn a_scheduled_program_agrees_under_a_topology() {
     let scratch = common::Scratch::new("simulate", "scheduled");
     let scheduled = scratch.join("scheduled.hlo");
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("opt")
         .arg(common::example("dp_train_step.hlo"))
         .args([
@@ -179,7 +165,7 @@ fn corpus_programs_agree_with_a_virtual_run() {
             continue;
         }
         let lowered = scratch.join(&format!("{name}.hlo"));
-        let output = weft()
+        let output = weft_uncalibrated()
             .arg("opt")
             .arg(&source)
             .args(["--emit", "hlo", "-o"])
@@ -218,10 +204,10 @@ fn four_thousand_devices_are_one_class() {
     let device = &summary["per_device"][4095];
     assert!(device["exposed_ms"].as_f64() < device["communication_ms"].as_f64());
 
-    let text = weft()
+    let text = weft_uncalibrated()
         .arg("simulate")
         .arg(&example)
-        .args(["--profile", &profile(), "--topology", "nodes:8"])
+        .args(["--profile", &test_profile(), "--topology", "nodes:8"])
         .output()
         .expect("weft runs");
     let text = String::from_utf8_lossy(&text.stdout);
@@ -239,10 +225,16 @@ fn a_trace_has_a_process_per_class() {
     let file = scratch.join("uneven.hlo");
     std::fs::write(&file, UNEVEN).expect("written");
     let trace = scratch.join("trace.json");
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("simulate")
         .arg(&file)
-        .args(["--profile", &profile(), "--topology", "nodes:8", "--trace"])
+        .args([
+            "--profile",
+            &test_profile(),
+            "--topology",
+            "nodes:8",
+            "--trace",
+        ])
         .arg(&trace)
         .output()
         .expect("weft runs");
@@ -282,7 +274,7 @@ ENTRY main {
 "#,
     )
     .expect("written");
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("simulate")
         .arg(&file)
         .output()
@@ -292,7 +284,7 @@ ENTRY main {
     assert!(error.contains("uncounted.hlo:16:"), "{error}");
     assert!(error.contains("main/%loop"), "{error}");
     assert!(error.contains("--trip-count N"), "{error}");
-    let output = weft()
+    let output = weft_uncalibrated()
         .arg("simulate")
         .arg(&file)
         .args(["--trip-count", "7", "--format", "json"])

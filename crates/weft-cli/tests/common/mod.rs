@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::Command;
 
 /// A fresh directory for one test, removed when the test ends.
 pub struct Scratch(PathBuf);
@@ -178,4 +179,19 @@ pub fn zero_input(scratch: &Scratch) -> PathBuf {
     )
     .expect("writable scratch");
     zero
+}
+
+/// The tests' own device profile.
+pub fn test_profile() -> String {
+    format!(
+        "{}/tests/data/test-profile.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `weft`, with no calibrated profile of this machine leaking in.
+pub fn weft_uncalibrated() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
+    command.env("WEFT_CACHE_DIR", std::env::temp_dir().join("weft-no-cache"));
+    command
 }
