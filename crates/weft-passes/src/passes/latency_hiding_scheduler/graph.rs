@@ -437,7 +437,7 @@ impl ScheduleGraph {
             }
             if self.nodes[at].is_supported_async_done {
                 let positions = value_positions.get_or_insert_with(|| {
-                    positions_in(module, sequence, inputs.dataflow, inputs.copies_assumed)
+                    positions_in(sequence, inputs.dataflow, inputs.copies_assumed)
                 });
                 self.add_buffer_edges(module, instr, neighbours, inputs, positions);
             }
@@ -692,12 +692,10 @@ impl ScheduleGraph {
 /// `copies_assumed`, only where it is the one value that can be there
 /// (where others may arrive too, copy insertion would give it a copy).
 fn positions_in(
-    module: &Module,
     sequence: &[Instr],
     dataflow: &Dataflow,
     copies_assumed: bool,
 ) -> FxHashMap<ValueId, Vec<(Instr, ShapeIndex)>> {
-    let _ = module;
     let mut positions: FxHashMap<ValueId, Vec<(Instr, ShapeIndex)>> = FxHashMap::default();
     for &instr in sequence {
         for position in dataflow.positions(instr) {

@@ -141,7 +141,7 @@ impl<'a> ModuleMemory<'a> {
         };
         let sequence = sequence.to_vec();
         let metadata = self.metadata(comp);
-        let mut tracker = PressureTracker::new(self, &metadata, initial);
+        let mut tracker = PressureTracker::new(self, initial);
         let order: Vec<Instr> = if self.top_down {
             sequence
         } else {
@@ -165,7 +165,7 @@ impl<'a> ModuleMemory<'a> {
     /// built to.
     pub fn sequence_peak(&self, comp: Comp, sequence: &[Instr]) -> i64 {
         let metadata = self.metadata(comp);
-        let mut tracker = PressureTracker::new(self, &metadata, &self.live_at_bottom(comp));
+        let mut tracker = PressureTracker::new(self, &self.live_at_bottom(comp));
         if self.top_down {
             for &instr in sequence {
                 tracker.update(self, &metadata, instr);
@@ -352,11 +352,7 @@ pub struct PressureTracker {
 
 impl PressureTracker {
     /// A tracker starting with `initial` live (from the callers).
-    pub fn new(
-        memory: &ModuleMemory<'_>,
-        _metadata: &ComputationMemory,
-        initial: &[BufferId],
-    ) -> PressureTracker {
+    pub fn new(memory: &ModuleMemory<'_>, initial: &[BufferId]) -> PressureTracker {
         let mut live = vec![false; memory.aliases.buffers().len()];
         let mut initial_bytes = 0;
         for &buffer in initial {

@@ -698,11 +698,7 @@ pub fn schedule_computation(
         }
     }
     let metadata = inputs.memory.metadata(comp);
-    let pressure = PressureTracker::new(
-        inputs.memory,
-        &metadata,
-        &inputs.memory.live_at_bottom(comp),
-    );
+    let pressure = PressureTracker::new(inputs.memory, &inputs.memory.live_at_bottom(comp));
     let roots = if top_down {
         graph.top_roots()
     } else {
