@@ -8,6 +8,7 @@
 use weft_ir::ElementType;
 use weft_ir::attrs::{PaddingConfig, SliceRange};
 
+use super::strided::{StridedView, copy_view};
 use crate::numbers::{Numbers, encode};
 use crate::tensor::{Tensor, element_count, strides};
 
@@ -37,27 +38,15 @@ fn for_each_index(dims: &[i64], mut visit: impl FnMut(&[i64])) {
 /// `operand` broadcast into `dims`: operand dimension `i` becomes result
 /// dimension `dimensions[i]` (a scalar goes everywhere).
 pub(crate) fn broadcast(operand: &Tensor, dims: &[i64], dimensions: &[i64]) -> Tensor {
-    let size = operand.element_size();
-    let mut out = Tensor::zeros(operand.elem, dims);
-    if operand.len() == 1 {
-        for chunk in out.bytes.chunks_exact_mut(size.max(1)) {
-            chunk.copy_from_slice(&operand.bytes[..size]);
-        }
-        return out;
-    }
     let source_strides = strides(&operand.dims);
-    let mut linear = 0;
-    for_each_index(dims, |index| {
-        let source: usize = dimensions
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| index[d as usize] as usize * source_strides[i])
-            .sum();
-        out.bytes[linear * size..(linear + 1) * size]
-            .copy_from_slice(&operand.bytes[source * size..(source + 1) * size]);
-        linear += 1;
-    });
-    out
+    let mut view = StridedView {
+        offset: 0,
+        strides: vec![0; dims.len()],
+    };
+    for (i, &d) in dimensions.iter().enumerate() {
+        view.strides[d as usize] = source_strides[i] as isize;
+    }
+    copy_view(operand, dims, &view)
 }
 
 /// `operand` with its dimensions permuted: result dimension `i` is operand
@@ -67,35 +56,31 @@ pub(crate) fn transpose(operand: &Tensor, permutation: &[i64]) -> Tensor {
         .iter()
         .map(|&p| operand.dims[p as usize])
         .collect();
-    let size = operand.element_size();
     let source_strides = strides(&operand.dims);
-    let mut out = Tensor::zeros(operand.elem, &dims);
-    let mut linear = 0;
-    for_each_index(&dims, |index| {
-        let source: usize = permutation
+    let view = StridedView {
+        offset: 0,
+        strides: permutation
             .iter()
-            .enumerate()
-            .map(|(i, &p)| index[i] as usize * source_strides[p as usize])
-            .sum();
-        out.bytes[linear * size..(linear + 1) * size]
-            .copy_from_slice(&operand.bytes[source * size..(source + 1) * size]);
-        linear += 1;
-    });
-    out
+            .map(|&p| source_strides[p as usize] as isize)
+            .collect(),
+    };
+    copy_view(operand, &dims, &view)
 }
 
 /// `operand` reversed along `dimensions`.
 pub(crate) fn reverse(operand: &Tensor, dimensions: &[i64]) -> Tensor {
-    gather_by(operand, &operand.dims.clone(), |index, source| {
-        for (d, &i) in index.iter().enumerate() {
-            source[d] = if dimensions.contains(&(d as i64)) {
-                operand.dims[d] - 1 - i
-            } else {
-                i
-            };
-        }
-        true
-    })
+    let source_strides = strides(&operand.dims);
+    let mut view = StridedView {
+        offset: 0,
+        strides: source_strides.iter().map(|&s| s as isize).collect(),
+    };
+    for &d in dimensions {
+        let d = d as usize;
+        // Index 0 reads the last element along d, and steps back.
+        view.offset += (operand.dims[d] - 1).max(0) as isize * view.strides[d];
+        view.strides[d] = -view.strides[d];
+    }
+    copy_view(operand, &operand.dims, &view)
 }
 
 /// `slice={[start:limit:stride], …}`.
@@ -104,12 +89,20 @@ pub(crate) fn slice(operand: &Tensor, ranges: &[SliceRange]) -> Tensor {
         .iter()
         .map(|r| weft_ir::size::slice_count(r.start, r.limit, r.stride.max(1)).unwrap_or(0))
         .collect();
-    gather_by(operand, &dims, |index, source| {
-        for (d, &i) in index.iter().enumerate() {
-            source[d] = ranges[d].start + i * ranges[d].stride;
-        }
-        true
-    })
+    let source_strides = strides(&operand.dims);
+    let view = StridedView {
+        offset: ranges
+            .iter()
+            .zip(&source_strides)
+            .map(|(r, &s)| r.start as isize * s as isize)
+            .sum(),
+        strides: ranges
+            .iter()
+            .zip(&source_strides)
+            .map(|(r, &s)| r.stride.max(1) as isize * s as isize)
+            .collect(),
+    };
+    copy_view(operand, &dims, &view)
 }
 
 /// Start indices clamped so a window of `sizes` fits inside `dims`.
@@ -125,22 +118,27 @@ pub(crate) fn clamp_starts(starts: &[i64], sizes: &[i64], dims: &[i64]) -> Vec<i
 /// `dynamic-slice` with already-read start indices.
 pub(crate) fn dynamic_slice(operand: &Tensor, starts: &[i64], sizes: &[i64]) -> Tensor {
     let starts = clamp_starts(starts, sizes, &operand.dims);
-    gather_by(operand, sizes, |index, source| {
-        for (d, &i) in index.iter().enumerate() {
-            source[d] = starts[d] + i;
-        }
-        true
-    })
+    let source_strides = strides(&operand.dims);
+    let view = StridedView {
+        offset: starts
+            .iter()
+            .zip(&source_strides)
+            .map(|(&start, &s)| start as isize * s as isize)
+            .sum(),
+        strides: source_strides.iter().map(|&s| s as isize).collect(),
+    };
+    copy_view(operand, sizes, &view)
 }
 
-/// `dynamic-update-slice` with already-read start indices. The update's
-/// rows (its innermost dimension) are contiguous in both tensors, so each is
-/// copied whole.
-pub(crate) fn dynamic_update_slice(operand: &Tensor, update: &Tensor, starts: &[i64]) -> Tensor {
+/// `dynamic-update-slice` with already-read start indices, written into
+/// `operand`'s bytes: in place when no other value shares them, into a copy
+/// otherwise (copy-on-write). The update's rows (its innermost dimension)
+/// are contiguous in both tensors, so each is copied whole.
+pub(crate) fn dynamic_update_slice(operand: Tensor, update: &Tensor, starts: &[i64]) -> Tensor {
     let starts = clamp_starts(starts, &update.dims, &operand.dims);
     let size = operand.element_size();
     let target_strides = strides(&operand.dims);
-    let mut out = operand.clone();
+    let mut out = operand;
     let Some((&row, outer)) = update.dims.split_last() else {
         // A scalar update replaces the scalar.
         out.bytes
@@ -203,9 +201,29 @@ pub(crate) fn pad(operand: &Tensor, value: &Tensor, config: &PaddingConfig) -> T
     let mut out = broadcast(value, &dims, &[]);
     let size = operand.element_size();
     let target_strides = strides(&dims);
-    let mut linear = 0;
-    for_each_index(&operand.dims, |index| {
-        let mut target = 0usize;
+    let Some((&row, outer)) = operand.dims.split_last() else {
+        // A scalar operand pads to itself.
+        out.bytes.copy_from_slice(&operand.bytes);
+        return out;
+    };
+    let last = config.dims.len() - 1;
+    let (low, interior) = (config.dims[last].low, config.dims[last].interior);
+    let row_bytes = row.max(0) as usize * size;
+    if row_bytes == 0 {
+        return out;
+    }
+    // The operand elements of a row that land inside the result: position
+    // low + i·(interior + 1) within 0..dims[last].
+    let spacing = interior + 1;
+    let first = if low < 0 {
+        (-low + spacing - 1) / spacing
+    } else {
+        0
+    };
+    let end = ((dims[last] - low + spacing - 1) / spacing).clamp(0, row);
+    let mut source = 0;
+    for_each_index(outer, |index| {
+        let mut base = 0usize;
         let mut inside = true;
         for (d, &i) in index.iter().enumerate() {
             let p = &config.dims[d];
@@ -214,13 +232,23 @@ pub(crate) fn pad(operand: &Tensor, value: &Tensor, config: &PaddingConfig) -> T
                 inside = false;
                 break;
             }
-            target += position as usize * target_strides[d];
+            base += position as usize * target_strides[d];
         }
-        if inside {
-            out.bytes[target * size..(target + 1) * size]
-                .copy_from_slice(&operand.bytes[linear * size..(linear + 1) * size]);
+        if inside && first < end {
+            if interior == 0 {
+                let from = source + first as usize * size;
+                let to = (base + (low + first) as usize) * size;
+                let bytes = (end - first) as usize * size;
+                out.bytes[to..to + bytes].copy_from_slice(&operand.bytes[from..from + bytes]);
+            } else {
+                for i in first..end {
+                    let from = source + i as usize * size;
+                    let to = (base + (low + i * spacing) as usize) * size;
+                    out.bytes[to..to + size].copy_from_slice(&operand.bytes[from..from + size]);
+                }
+            }
         }
-        linear += 1;
+        source += row_bytes;
     });
     out
 }
@@ -235,33 +263,6 @@ pub(crate) fn iota(elem: ElementType, dims: &[i64], dimension: usize) -> Tensor 
         Numbers::Float(values.into_iter().map(|v| v as f64).collect())
     };
     encode(elem, dims, &numbers)
-}
-
-/// A tensor of `dims` whose every element is read from `operand` at the
-/// index `locate` writes (or left zero when `locate` returns false).
-fn gather_by(
-    operand: &Tensor,
-    dims: &[i64],
-    mut locate: impl FnMut(&[i64], &mut [i64]) -> bool,
-) -> Tensor {
-    let size = operand.element_size();
-    let source_strides = strides(&operand.dims);
-    let mut out = Tensor::zeros(operand.elem, dims);
-    let mut source = vec![0i64; operand.dims.len()];
-    let mut linear = 0;
-    for_each_index(dims, |index| {
-        if locate(index, &mut source) {
-            let offset: usize = source
-                .iter()
-                .zip(&source_strides)
-                .map(|(&i, &s)| i as usize * s)
-                .sum();
-            out.bytes[linear * size..(linear + 1) * size]
-                .copy_from_slice(&operand.bytes[offset * size..(offset + 1) * size]);
-        }
-        linear += 1;
-    });
-    out
 }
 
 #[cfg(test)]
@@ -316,7 +317,7 @@ mod tests {
         assert_eq!(values(&dynamic_slice(&t, &[4], &[2])), vec![3, 4]);
         let update = encode(ElementType::S32, &[2], &Numbers::Signed(vec![9, 9]));
         assert_eq!(
-            values(&dynamic_update_slice(&t, &update, &[-3])),
+            values(&dynamic_update_slice(t.clone(), &update, &[-3])),
             vec![9, 9, 2, 3, 4]
         );
         let zero = encode(ElementType::S32, &[], &Numbers::Signed(vec![-1]));

@@ -211,7 +211,7 @@ impl Evaluator<'_> {
             (O::DynamicUpdateSlice, _) => {
                 let starts = self.indices(instr, environment, 2)?;
                 Value::Tensor(data_movement::dynamic_update_slice(
-                    tensor(0)?,
+                    tensor(0)?.clone(),
                     tensor(1)?,
                     &starts,
                 ))
@@ -379,6 +379,31 @@ impl Evaluator<'_> {
     }
 
     /// The scalar index operands of `instr` from operand `first` on.
+    /// `dynamic-update-slice` `instr` writing into `buffer`, its operand 0
+    /// moved out of the environment (see [`super::plan`]).
+    pub(crate) fn update_in_place(
+        &mut self,
+        instr: Instr,
+        buffer: Option<Value>,
+        environment: &FxHashMap<Instr, Value>,
+    ) -> Result<Value, RunError> {
+        let Some(Value::Tensor(buffer)) = buffer else {
+            return Err(self.error(instr, "operand 0 is not an array"));
+        };
+        let update = self
+            .module
+            .instr(instr)
+            .operands
+            .get(1)
+            .and_then(|o| environment.get(o))
+            .and_then(Value::as_tensor)
+            .ok_or_else(|| self.error(instr, "operand 1 is not an array"))?;
+        let starts = self.indices(instr, environment, 2)?;
+        Ok(Value::Tensor(data_movement::dynamic_update_slice(
+            buffer, update, &starts,
+        )))
+    }
+
     fn indices(
         &self,
         instr: Instr,

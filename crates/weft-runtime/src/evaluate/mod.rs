@@ -37,6 +37,7 @@ mod linear_algebra;
 mod map;
 mod native_comparison;
 pub(crate) mod panics;
+mod plan;
 mod ragged_dot;
 mod random_bits;
 mod reduce;
@@ -45,6 +46,7 @@ mod run_parallel;
 mod scan;
 mod sort;
 mod stl_sort;
+mod strided;
 mod structured;
 #[cfg(test)]
 mod test_support;
@@ -274,8 +276,8 @@ fn run_entry(
 
 pub(crate) struct Evaluator<'m> {
     pub(crate) module: &'m Module,
-    /// The execution order of each computation run so far.
-    orders: FxHashMap<Comp, std::rc::Rc<Vec<Instr>>>,
+    /// The run plan of each computation run so far.
+    plans: FxHashMap<Comp, std::rc::Rc<plan::Plan>>,
     depth: usize,
     /// The instruction being evaluated in the innermost computation running:
     /// the caller of a computation about to run, which a call too deep is
@@ -331,7 +333,7 @@ impl<'m> Evaluator<'m> {
     ) -> Evaluator<'m> {
         Evaluator {
             module,
-            orders: FxHashMap::default(),
+            plans: FxHashMap::default(),
             depth: 0,
             current: None,
             chains: ChainTracer::new(module),
@@ -417,9 +419,9 @@ impl<'m> Evaluator<'m> {
             instr: None,
             message: "the computation has no root".into(),
         })?;
-        let order = self.order(comp);
+        let plan = self.plan(comp);
         let mut environment: FxHashMap<Instr, Value> =
-            FxHashMap::with_capacity_and_hasher(order.len(), Default::default());
+            FxHashMap::with_capacity_and_hasher(plan.order.len(), Default::default());
         for (&param, argument) in data.params().iter().zip(arguments) {
             environment.insert(param, argument);
         }
@@ -427,7 +429,7 @@ impl<'m> Evaluator<'m> {
         let caller = panics::running();
         let caller_instruction = self.current;
         let result = (|| {
-            for &instr in order.iter() {
+            for (position, &instr) in plan.order.iter().enumerate() {
                 if self.module.instr(instr).opcode == weft_ir::Opcode::Parameter {
                     continue;
                 }
@@ -441,9 +443,21 @@ impl<'m> Evaluator<'m> {
                 let started = self.now();
                 panics::set_running(Some(instr));
                 self.current = Some(instr);
-                let value = self.instruction(instr, &environment)?;
+                let value = if plan.updates_in_place[position] {
+                    // Nothing reads the buffer after this update: it is
+                    // moved in, and written in place when no other value
+                    // shares its bytes.
+                    let buffer = self.module.instr(instr).operands[0];
+                    let owned = environment.remove(&buffer);
+                    self.update_in_place(instr, owned, &environment)?
+                } else {
+                    self.instruction(instr, &environment)?
+                };
                 self.record_instruction(instr, started);
                 environment.insert(instr, value);
+                for released in &plan.released_after[position] {
+                    environment.remove(released);
+                }
             }
             environment
                 .remove(&root)
@@ -455,13 +469,14 @@ impl<'m> Evaluator<'m> {
         result
     }
 
-    fn order(&mut self, comp: Comp) -> std::rc::Rc<Vec<Instr>> {
-        if let Some(order) = self.orders.get(&comp) {
-            return order.clone();
+    fn plan(&mut self, comp: Comp) -> std::rc::Rc<plan::Plan> {
+        if let Some(plan) = self.plans.get(&comp) {
+            return plan.clone();
         }
-        let order = std::rc::Rc::new(execution_order(self.module, comp));
-        self.orders.insert(comp, order.clone());
-        order
+        let order = execution_order(self.module, comp);
+        let plan = std::rc::Rc::new(plan::Plan::new(self.module, comp, order));
+        self.plans.insert(comp, plan.clone());
+        plan
     }
 
     /// Now on this device's clock (zero off a grid).
