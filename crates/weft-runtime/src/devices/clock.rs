@@ -14,7 +14,12 @@
 //! - **measured**: as virtual, but an instruction advances the clock by the
 //!   CPU time its thread spent on it (`CLOCK_THREAD_CPUTIME_ID`), so time a
 //!   device spends waiting for a core does not count. Closer to this
-//!   machine's real kernels, at the price of their noise.
+//!   machine's real kernels, at the price of their noise. Reading a thread's
+//!   CPU time is a system call (about half a microsecond under a
+//!   hypervisor), more than many instructions cost, so a short instruction
+//!   is timed by the monotonic clock instead, which is read without one
+//!   ([`MeasuredMarks`]); the CPU time read at the next long one settles the
+//!   account, so the total charged stays the thread's CPU time.
 //! - **wall**: the clock is the wall clock since the run began, shared by
 //!   every device; transfers are modelled by sleeping. Honest only when
 //!   every device has a core of its own.
@@ -72,8 +77,8 @@ pub(crate) struct Clock {
     origin: Instant,
     /// Now, in virtual and measured timing.
     now: Duration,
-    /// The thread's CPU time when it was last charged (measured timing).
-    cpu_mark: Duration,
+    /// Where the last charge left off (measured timing).
+    marks: MeasuredMarks,
     /// The modelled cost of each instruction met so far (virtual timing).
     costs: FxHashMap<Instr, Duration>,
     /// Inside a fusion (virtual timing): its instructions are charged as
@@ -88,7 +93,7 @@ impl Clock {
             timing,
             origin,
             now: Duration::ZERO,
-            cpu_mark: thread_cpu_time(),
+            marks: MeasuredMarks::new(),
             costs: FxHashMap::default(),
             within_fusion: 0,
         }
@@ -130,9 +135,8 @@ impl Clock {
     /// (measured timing; nothing otherwise).
     pub(crate) fn charge_cpu(&mut self) {
         if self.timing == Timing::Measured {
-            let cpu = thread_cpu_time();
-            self.now = self.now.saturating_add(cpu.saturating_sub(self.cpu_mark));
-            self.cpu_mark = cpu;
+            let spent = self.marks.charge();
+            self.now = self.now.saturating_add(spent);
         }
     }
 
@@ -140,7 +144,7 @@ impl Clock {
     /// work that the model times instead, such as a modelled transfer's.
     pub(crate) fn skip_cpu(&mut self) {
         if self.timing == Timing::Measured {
-            self.cpu_mark = thread_cpu_time();
+            self.marks = MeasuredMarks::new();
         }
     }
 
@@ -191,6 +195,53 @@ impl Clock {
                 self.skip_cpu();
             }
         }
+    }
+}
+
+/// An interval of a thread shorter than this is timed by the monotonic
+/// clock: a thread that lost its core in it would have been away for a
+/// scheduler slice (milliseconds), far longer, so a short interval is CPU
+/// time all through.
+const SHORT_INTERVAL: Duration = Duration::from_micros(50);
+
+/// Measured timing's marks: what a thread's CPU time and the monotonic
+/// clock read when it was last charged, and what was charged since the CPU
+/// time was last read.
+///
+/// Invariant: at every read of the CPU time, the charges since the previous
+/// read add up to the CPU time between them (unless short intervals
+/// overstated it, when the long one is charged nothing).
+struct MeasuredMarks {
+    cpu: Duration,
+    wall: Instant,
+    charged_since_cpu: Duration,
+}
+
+impl MeasuredMarks {
+    fn new() -> MeasuredMarks {
+        MeasuredMarks {
+            cpu: thread_cpu_time(),
+            wall: Instant::now(),
+            charged_since_cpu: Duration::ZERO,
+        }
+    }
+
+    /// The CPU time spent since the last charge, and a new mark.
+    fn charge(&mut self) -> Duration {
+        let wall = Instant::now();
+        let elapsed = wall.saturating_duration_since(self.wall);
+        self.wall = wall;
+        if elapsed < SHORT_INTERVAL {
+            self.charged_since_cpu += elapsed;
+            return elapsed;
+        }
+        let cpu = thread_cpu_time();
+        let spent = cpu
+            .saturating_sub(self.cpu)
+            .saturating_sub(self.charged_since_cpu);
+        self.cpu = cpu;
+        self.charged_since_cpu = Duration::ZERO;
+        spent
     }
 }
 
@@ -249,6 +300,26 @@ mod tests {
         clock.charge_instruction(&module, root);
         clock.leave_fusion();
         assert_eq!(clock.now(), once * 2, "a fusion's inside is not charged");
+    }
+
+    #[test]
+    fn measured_charges_add_up_to_the_threads_cpu_time() {
+        let mut marks = MeasuredMarks::new();
+        let start = marks.cpu;
+        // Short intervals, timed by the monotonic clock.
+        let short: Duration = (0..3).map(|_| marks.charge()).sum();
+        // A long one: the CPU time settles the account.
+        let spin = Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < 2 * SHORT_INTERVAL {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let long = marks.charge();
+        assert_eq!(marks.charged_since_cpu, Duration::ZERO);
+        let cpu = marks.cpu - start;
+        // Every charge since the first mark adds up to the CPU time used
+        // (or to the short charges, had a short interval overstated it).
+        assert_eq!(short + long, cpu.max(short));
     }
 
     #[test]

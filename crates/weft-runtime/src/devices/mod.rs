@@ -519,7 +519,13 @@ fn run_devices(
     let start_line = Arc::new(start_line::StartLine::new(2 * local.len()));
     let placeholder_origin = std::time::Instant::now();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
-    crate::evaluate::set_cores_per_device((cores / local.len().max(1)).max(1));
+    // A measured clock reads its own thread's CPU time: a GEMM spread over
+    // helper threads would hide their share, so each device keeps to one.
+    let cores_per_device = match options.timing {
+        clock::Timing::Measured => 1,
+        _ => (cores / local.len().max(1)).max(1),
+    };
+    crate::evaluate::set_cores_per_device(cores_per_device);
     let mut spawn_failure = None;
     let outcomes: Vec<(usize, Result<Evaluation, RunError>)> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(local.len());
