@@ -11,7 +11,11 @@
 //! ```
 //!
 //! computing and moving memory overlap, and the slower of the two bounds
-//! the kernel. Rates are per second; the file writes them in G/s (and the
+//! the kernel. A profile with a `[cache]` streams the bytes of an
+//! instruction whose bytes fit in the cache at the cache's bandwidth
+//! instead ([`CacheSection`]): on a CPU an elementwise kernel over a layer's
+//! activations runs two to three times faster than one over a weight
+//! matrix that has to come from memory. Rates are per second; the file writes them in G/s (and the
 //! overhead in µs) so the numbers read as a datasheet does:
 //!
 //! ```toml
@@ -120,10 +124,36 @@ pub struct Profile {
     pub matrix_gflop_per_s: ClassRates,
     /// Vector operations per second, in G/s.
     pub vector_gop_per_s: ClassRates,
+    /// The smallest dimension (m, n or k) at which a product runs at half
+    /// the matrix rate: Hockney's n½ (Hockney & Jesshope, *Parallel
+    /// Computers*, 1981), by which a product whose smallest dimension is
+    /// `n` runs at `matrix rate · n / (n + n½)`. Absent, every product runs
+    /// at the matrix rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_half_size: Option<f64>,
+    /// The cache an instruction's bytes stream from when they fit, when
+    /// the profile describes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSection>,
     /// The interconnect of a machine of these devices, when the profile
     /// describes one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interconnect: Option<InterconnectSection>,
+}
+
+/// A profile's `[cache]` table: an instruction that reads and writes at
+/// most `bytes` streams them at `bandwidth_gb_per_s`, not the memory
+/// bandwidth. One level stands for the hierarchy: the largest working set
+/// that still streams clearly faster than memory, measured by `weft
+/// calibrate`, whatever levels make it up.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSection {
+    /// The most bytes an instruction may read and write to stream from the
+    /// cache.
+    pub bytes: f64,
+    /// Bytes read and written per second from the cache, in GB/s.
+    pub bandwidth_gb_per_s: f64,
 }
 
 /// A profile's `[interconnect]` table.
@@ -195,14 +225,16 @@ impl Profile {
         for class in NumberClass::ALL {
             let index = class.index();
             if work.matrix[index] > 0.0 {
-                compute += work.matrix[index] / (self.matrix_gflop_per_s.of(class) * 1e9);
+                // r(n) = r∞ · n / (n + n½): the time is (ops + n½ · ops / n) / r∞.
+                let thin = self.matrix_half_size.unwrap_or(0.0) * work.matrix_over_smallest[index];
+                compute += (work.matrix[index] + thin) / (self.matrix_gflop_per_s.of(class) * 1e9);
             }
             if work.vector[index] > 0.0 {
                 compute += work.vector[index] / (self.vector_gop_per_s.of(class) * 1e9);
             }
         }
         let left = 1.0 - share.clamp(0.0, MOST_MEMORY_SHARED);
-        let memory = (work.bytes / (self.memory_bandwidth_gb_per_s * 1e9)
+        let memory = (work.bytes / (self.streaming_bandwidth(work.bytes) * 1e9)
             + work.moved / (self.data_movement_bandwidth() * 1e9))
             / left;
         let seconds = work.launches * self.launch_overhead_us * 1e-6 + compute.max(memory);
@@ -219,6 +251,16 @@ impl Profile {
             return 0.0;
         }
         (bytes / seconds / (self.memory_bandwidth_gb_per_s * 1e9)).min(MOST_MEMORY_SHARED)
+    }
+
+    /// The bandwidth, in GB/s, an instruction reading and writing `bytes`
+    /// streams them at: the cache's when they fit in it, else the
+    /// memory's.
+    pub fn streaming_bandwidth(&self, bytes: f64) -> f64 {
+        match self.cache {
+            Some(cache) if bytes <= cache.bytes => cache.bandwidth_gb_per_s,
+            _ => self.memory_bandwidth_gb_per_s,
+        }
     }
 
     /// The bandwidth of data movement, in GB/s.
@@ -267,6 +309,11 @@ impl Profile {
                     "# Bytes per second of instructions that only move data, in GB/s.\ndata_movement_gb_per_s = {rate}\n"
                 ),
                 None => String::new(),
+            } + &match self.matrix_half_size {
+                Some(size) => format!(
+                    "# The smallest dimension of a product at which it runs at half the matrix rate (Hockney's n½).\nmatrix_half_size = {size}\n"
+                ),
+                None => String::new(),
             } + if self.transfers_share_memory {
                 "# A transfer in flight takes memory bandwidth from the kernels beside it.\ntransfers_share_memory = true\n"
             } else {
@@ -275,7 +322,13 @@ impl Profile {
             self.transcendentals_g_per_s,
             rates(&self.matrix_gflop_per_s),
             rates(&self.vector_gop_per_s),
-            match &self.interconnect {
+            match &self.cache {
+                Some(cache) => format!(
+                    "\n# An instruction reading and writing at most `bytes` streams them from the cache, in GB/s.\n[cache]\nbytes = {}\nbandwidth_gb_per_s = {}\n",
+                    cache.bytes, cache.bandwidth_gb_per_s
+                ),
+                None => String::new(),
+            } + &match &self.interconnect {
                 Some(interconnect) => format!(
                     "\n# The machine's links (see `weft run --topology`).\n[interconnect]\ntopology = {}\n",
                     toml_string(&interconnect.topology)
@@ -316,6 +369,13 @@ impl Profile {
                 false,
             ));
             numbers.push(("vector_gop_per_s", self.vector_gop_per_s.of(class), false));
+        }
+        if let Some(size) = self.matrix_half_size {
+            numbers.push(("matrix_half_size", size, true));
+        }
+        if let Some(cache) = &self.cache {
+            numbers.push(("cache.bytes", cache.bytes, false));
+            numbers.push(("cache.bandwidth_gb_per_s", cache.bandwidth_gb_per_s, false));
         }
         for (field, value, zero_allowed) in numbers {
             let valid = value.is_finite() && (value > 0.0 || (zero_allowed && value == 0.0));
@@ -428,6 +488,47 @@ mod tests {
         work.bytes = 1e8; // 10 ms: memory bound
         assert_eq!(profile.time(&work), Duration::from_micros(10_001));
         assert_eq!(profile.time(&Work::FREE), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_cache_streams_what_fits_in_it() {
+        let mut profile = Profile::built_in(REFERENCE).expect("built in");
+        profile.launch_overhead_us = 0.0;
+        profile.memory_bandwidth_gb_per_s = 10.0;
+        profile.cache = Some(CacheSection {
+            bytes: 1e6,
+            bandwidth_gb_per_s: 40.0,
+        });
+        let mut work = Work::FREE;
+        work.bytes = 1e6; // fits: 25 µs at 40 GB/s
+        assert_eq!(profile.time(&work), Duration::from_micros(25));
+        work.bytes = 2e6; // does not: 200 µs at 10 GB/s
+        assert_eq!(profile.time(&work), Duration::from_micros(200));
+        let text = profile.to_toml();
+        assert!(text.contains("[cache]"), "{text}");
+        assert_eq!(Profile::from_toml(&text), Ok(profile));
+    }
+
+    #[test]
+    fn a_thin_product_runs_below_the_peak_by_hockneys_half_size() {
+        let mut profile = Profile::built_in(REFERENCE).expect("built in");
+        profile.launch_overhead_us = 0.0;
+        profile.matrix_gflop_per_s.f32 = 100.0;
+        let mut work = Work::FREE;
+        let f32 = NumberClass::F32.index();
+        work.matrix[f32] = 1e9;
+        work.matrix_over_smallest[f32] = 1e9 / 50.0; // smallest dimension 50
+        assert_eq!(
+            profile.time(&work),
+            Duration::from_millis(10),
+            "no n½: the peak"
+        );
+        // n½ = 50: half the peak at a smallest dimension of 50.
+        profile.matrix_half_size = Some(50.0);
+        assert_eq!(profile.time(&work), Duration::from_millis(20));
+        let text = profile.to_toml();
+        assert!(text.contains("matrix_half_size = 50"), "{text}");
+        assert_eq!(Profile::from_toml(&text), Ok(profile));
     }
 
     #[test]

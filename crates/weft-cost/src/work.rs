@@ -7,7 +7,11 @@
 //! device does them at very different speeds:
 //!
 //! - **matrix** operations: the multiply-adds of `dot` and `convolution`
-//!   (two per product, as XLA counts), which run on a tuned kernel;
+//!   (two per product, as XLA counts), which run on a tuned kernel; beside
+//!   them, each product's operations divided by its smallest dimension
+//!   (m, n or k of the GEMM), by which a profile charges a thin product
+//!   for running below its kernel's peak (Hockney's n½,
+//!   [`crate::Profile::matrix_half_size`]);
 //! - **vector** operations: one per element of an elementwise op, a
 //!   reduction's combine, a sort's comparisons, a scatter's combines;
 //! - **transcendentals**: elements of `exp`, `log`, `tanh`, `sqrt`, … (XLA's
@@ -101,6 +105,10 @@ pub struct Work {
     /// Matrix-unit operations (multiply and add counted apart), per
     /// [`NumberClass`].
     pub matrix: [f64; 4],
+    /// Each product's matrix operations divided by its smallest dimension
+    /// (m, n or k), per [`NumberClass`]: what a kernel below its peak on a
+    /// thin product costs on top, in units of its half-peak size.
+    pub matrix_over_smallest: [f64; 4],
     /// Vector operations, per [`NumberClass`].
     pub vector: [f64; 4],
     /// Transcendental evaluations.
@@ -117,6 +125,7 @@ impl Work {
     /// No work at all.
     pub const FREE: Work = Work {
         matrix: [0.0; 4],
+        matrix_over_smallest: [0.0; 4],
         vector: [0.0; 4],
         transcendentals: 0.0,
         bytes: 0.0,
@@ -133,6 +142,7 @@ impl Work {
     pub fn plus(mut self, other: &Work) -> Work {
         for class in 0..4 {
             self.matrix[class] += other.matrix[class];
+            self.matrix_over_smallest[class] += other.matrix_over_smallest[class];
             self.vector[class] += other.vector[class];
         }
         self.transcendentals += other.transcendentals;
@@ -194,6 +204,7 @@ pub fn of(module: &Module, instr: Instr) -> Work {
                     sum.plus(&inner)
                 });
             work.matrix = inner.matrix;
+            work.matrix_over_smallest = inner.matrix_over_smallest;
             work.vector = inner.vector;
             work.transcendentals = inner.transcendentals;
         }
@@ -229,19 +240,27 @@ pub fn of(module: &Module, instr: Instr) -> Work {
             }
         }
         Opcode::Dot | Opcode::RaggedDot | Opcode::ScaledDot => {
-            let contracted = match (&data.attrs, operand_array(0)) {
+            let (contracted, batch) = match (&data.attrs, operand_array(0)) {
                 (Attrs::Dot(dot), Some(_)) => {
                     let lhs = module.shapes.as_array(module.shape_of(data.operands[0]));
-                    lhs.map_or(1.0, |lhs| {
-                        dot.lhs_contracting
-                            .iter()
-                            .map(|&d| dimension(&lhs.dims, d))
-                            .product()
+                    lhs.map_or((1.0, 1.0), |lhs| {
+                        let product = |dims: &[i64]| -> f64 {
+                            dims.iter().map(|&d| dimension(&lhs.dims, d)).product()
+                        };
+                        (product(&dot.lhs_contracting), product(&dot.lhs_batch))
                     })
                 }
-                _ => 1.0,
+                _ => (1.0, 1.0),
             };
-            work.matrix[class.index()] = 2.0 * elements * contracted * factor;
+            let operations = 2.0 * elements * contracted * factor;
+            work.matrix[class.index()] = operations;
+            // The GEMM of each batch: m × k times k × n.
+            let rows =
+                operand_array(0).map_or(1.0, |(_, count)| count) / (batch * contracted).max(1.0);
+            let columns =
+                operand_array(1).map_or(1.0, |(_, count)| count) / (batch * contracted).max(1.0);
+            let smallest = rows.min(columns).min(contracted).max(1.0);
+            work.matrix_over_smallest[class.index()] = operations / smallest;
         }
         Opcode::Convolution => {
             let per_output = match &data.attrs {
@@ -255,7 +274,23 @@ pub fn of(module: &Module, instr: Instr) -> Work {
                     }),
                 _ => 1.0,
             };
-            work.matrix[class.index()] = 2.0 * elements * per_output * factor;
+            let operations = 2.0 * elements * per_output * factor;
+            work.matrix[class.index()] = operations;
+            // As a GEMM: output positions × (window · input features) times
+            // (window · input features) × output features.
+            let output_features = match &data.attrs {
+                Attrs::Convolution(conv) => data
+                    .operands
+                    .get(1)
+                    .and_then(|&k| module.shapes.as_array(module.shape_of(k)))
+                    .map_or(1.0, |kernel| {
+                        dimension(&kernel.dims, conv.dims.kernel_output_feature).max(1.0)
+                    }),
+                _ => 1.0,
+            };
+            let positions = elements / output_features;
+            let smallest = positions.min(output_features).min(per_output).max(1.0);
+            work.matrix_over_smallest[class.index()] = operations / smallest;
         }
         Opcode::Reduce => {
             let inputs = data.operands.len() / 2;
@@ -534,6 +569,29 @@ mod tests {
         );
         assert_eq!(work.bytes, 4.0 * (8.0 * 16.0 + 16.0 * 4.0 + 8.0 * 4.0));
         assert_eq!(work.launches, 1.0);
+    }
+
+    #[test]
+    fn a_product_counts_its_operations_over_its_smallest_dimension() {
+        // A batch of 3 products of 8 × 16 by 16 × 4: the smallest is n = 4.
+        let work = root_work(
+            "HloModule m\nENTRY e {\n  a = f32[3,8,16] parameter(0)\n  b = f32[3,16,4] parameter(1)\n  ROOT d = f32[3,8,4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}\n}\n",
+        );
+        let operations = 2.0 * 3.0 * 8.0 * 4.0 * 16.0;
+        assert_eq!(work.matrix[NumberClass::F32.index()], operations);
+        assert_eq!(
+            work.matrix_over_smallest[NumberClass::F32.index()],
+            operations / 4.0
+        );
+        // Contracting 2 is the smallest here.
+        let work = root_work(
+            "HloModule m\nENTRY e {\n  a = f32[64,2] parameter(0)\n  b = f32[2,32] parameter(1)\n  ROOT d = f32[64,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+        );
+        let operations = 2.0 * 64.0 * 32.0 * 2.0;
+        assert_eq!(
+            work.matrix_over_smallest[NumberClass::F32.index()],
+            operations / 2.0
+        );
     }
 
     #[test]
