@@ -7,18 +7,26 @@
 //! time it took, the median of several runs:
 //!
 //! - launch overhead: a chain of scalar additions (nothing but overhead);
-//! - memory bandwidth: negating a 64 MiB array (far from cache, so the
-//!   stream of bytes bounds it, not the arithmetic);
+//! - memory bandwidth and cache: chains of negations of arrays from
+//!   128 KiB to 64 MiB (a memory mountain): the largest streams from
+//!   memory; the largest that still streams clearly faster sizes the cache
+//!   ([`cache_of`]);
 //! - vector rates, per number class: chains of elementwise additions on
 //!   arrays that fit in cache;
-//! - transcendental rate: chains of `exponential` on such arrays;
+//! - transcendental rate: chains of tanh, exp, log, logistic and rsqrt on
+//!   such arrays;
 //! - data-movement bandwidth: a broadcast, a transpose, a concatenation, a
 //!   strided slice and a pad of layer-sized arrays, together;
 //! - matrix rates, per number class: a layer's `dot` (`[128,1024] ×
 //!   [1024,1024]`) in the three layouts programs use (plain, transposed
-//!   left operand, transposed right operand), together.
+//!   left operand, transposed right operand), and as many operations in
+//!   square `[512,512]` ones. The thin products run slower: the two speeds
+//!   give the kernel's half-peak size n½ (Hockney's model, [`half_size`]),
+//!   and the rates are the peaks ([`peak_rate`]).
 //!
-//! Kernels run on one thread, as a device of a virtual run is one core.
+//! Kernels run as a multi-device run under measured timing runs them: a
+//! device a core, every core busy, each device one thread, as a device of a
+//! virtual run is one core.
 //!
 //! Each rate is taken after the launch overhead of the program's
 //! instructions is subtracted, so a profile's parts add up to the measured
@@ -27,12 +35,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use weft_cost::profile::{ClassRates, LOCAL};
+use weft_cost::profile::{CacheSection, ClassRates, LOCAL};
 use weft_cost::work::NumberClass;
 use weft_cost::{Profile, Work};
 use weft_ir::Module;
+use weft_runtime::devices::clock::Timing;
+use weft_runtime::devices::{Grid, GridOptions};
 
 #[derive(clap::Args)]
 pub struct CalibrateArgs {
@@ -75,10 +85,9 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     let bench = Bench {
         repeat: args.repeat as usize,
     };
-    tell!("calibrating: timing weft's kernels on one core (a few seconds)");
-    weft_runtime::set_kernel_threads(1);
+    tell!("calibrating: timing weft's kernels on every core at once (a few seconds)");
     let launch = bench.launch_overhead()?;
-    let memory = bench.memory_bandwidth(launch)?;
+    let (memory, cache) = bench.memory_hierarchy(launch)?;
     let data_movement = bench.data_movement_bandwidth(launch)?;
     let mut vector = ClassRates {
         f64: 0.0,
@@ -87,31 +96,43 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
         integer: 0.0,
     };
     let mut matrix = vector;
-    for (class, elem) in [
+    let classes = [
         (NumberClass::F64, "f64"),
         (NumberClass::F32, "f32"),
         (NumberClass::F16, "bf16"),
         (NumberClass::Integer, "s32"),
-    ] {
+    ];
+    let mut products = Vec::with_capacity(classes.len());
+    for (class, elem) in classes {
         vector.set(class, bench.vector_rate(elem, class, launch)?);
-        matrix.set(class, bench.matrix_rate(elem, class, launch)?);
+        products.push((class, bench.matrix_samples(elem, class, launch)?));
+    }
+    // The kernel's shape penalty, from the class programs use most.
+    let matrix_half_size = products
+        .iter()
+        .find(|(class, _)| *class == NumberClass::F32)
+        .and_then(|(class, samples)| half_size(samples, *class));
+    for (class, samples) in &products {
+        matrix.set(*class, peak_rate(samples, *class, matrix_half_size));
     }
     let transcendentals = bench.transcendental_rate(launch)?;
     let profile = Profile {
         name: LOCAL.into(),
         description: format!(
-            "this machine, one core, measured by weft calibrate {} (weft {})",
+            "this machine, a core of it with every core busy, measured by weft calibrate {} (weft {})",
             today(),
             env!("CARGO_PKG_VERSION")
         ),
         launch_overhead_us: round(launch.as_secs_f64() * 1e6),
-        memory_bandwidth_gb_per_s: round(memory),
+        memory_bandwidth_gb_per_s: memory,
         data_movement_gb_per_s: Some(round(data_movement)),
         // weft's runtime models transfers without touching memory.
         transfers_share_memory: false,
         transcendentals_g_per_s: round(transcendentals),
         matrix_gflop_per_s: rounded(matrix),
         vector_gop_per_s: rounded(vector),
+        matrix_half_size,
+        cache,
         // A measured core says nothing of the links between devices.
         interconnect: None,
     };
@@ -196,17 +217,56 @@ fn today() -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// The memory bandwidth and the cache of a memory mountain: (footprint in
+/// bytes, GB/s) from the smallest footprint to the largest, the largest
+/// streaming from memory (see [`Bench::memory_hierarchy`]).
+fn cache_of(mountain: &[(f64, f64)]) -> (f64, Option<CacheSection>) {
+    let memory = mountain.last().map_or(0.0, |&(_, rate)| rate);
+    let fastest = mountain.iter().map(|&(_, rate)| rate).fold(0.0, f64::max);
+    // A cache worth a level of the model streams a quarter faster at least.
+    if fastest < 1.25 * memory {
+        return (round(memory), None);
+    }
+    let threshold = (fastest * memory).sqrt();
+    let Some(last_fast) = mountain.iter().rposition(|&(_, rate)| rate >= threshold) else {
+        return (round(memory), None);
+    };
+    let mut rates: Vec<f64> = mountain[..=last_fast]
+        .iter()
+        .map(|&(_, rate)| rate)
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    let cache = CacheSection {
+        bytes: mountain[last_fast].0,
+        bandwidth_gb_per_s: round(rates[rates.len() / 2]),
+    };
+    (round(memory), Some(cache))
+}
+
 struct Bench {
     repeat: usize,
 }
 
 impl Bench {
-    /// The median time of running `text`'s entry on zeros, and the work
-    /// weft's cost model counts in it.
+    /// The median time of running `text`'s entry, and the work weft's cost
+    /// model counts in it.
+    ///
+    /// The program runs the way a multi-device run runs it: on as many
+    /// devices as the machine has cores, all at once, each timed by its
+    /// measured clock ([`Timing::Measured`]: its thread's CPU time). Cores
+    /// share caches and memory bandwidth, and a core's kernel alone is
+    /// faster than the same kernel beside its neighbours' (a third faster
+    /// for a layer's dot, here); virtual timing stands in for runs whose
+    /// devices keep every core busy, so that is the speed to measure.
     fn time(&self, text: &str) -> Result<(Duration, Work), String> {
         let module: Module = weft_ir::text::parse(text)
             .map_err(|d| format!("a calibration program does not parse: {}", d.message))?;
         let entry = module.entry.ok_or("a calibration program has no entry")?;
+        let devices = std::thread::available_parallelism().map_or(1, |p| p.get());
+        let grid = Grid {
+            replicas: devices,
+            partitions: 1,
+        };
         let arguments: Vec<weft_runtime::Value> = module
             .comp(entry)
             .params()
@@ -227,16 +287,25 @@ impl Bench {
             .fold(Work::FREE, |sum, &i| {
                 sum.plus(&weft_cost::work::of(&module, i))
             });
+        let options = GridOptions {
+            timing: Timing::Measured,
+            ..GridOptions::default()
+        };
+        let run = || {
+            weft_runtime::devices::run_grid(
+                &module,
+                grid,
+                vec![arguments.clone(); devices],
+                options.clone(),
+            )
+            .map_err(|e| e.to_string())
+        };
         // One run to warm caches and the allocator.
-        weft_runtime::run(&module, arguments.clone()).map_err(|e| e.to_string())?;
-        let mut times: Vec<Duration> = (0..self.repeat)
-            .map(|_| {
-                let started = Instant::now();
-                let outcome = weft_runtime::run(&module, arguments.clone());
-                (started.elapsed(), outcome.is_ok())
-            })
-            .map(|(time, ok)| if ok { time } else { Duration::MAX })
-            .collect();
+        run()?;
+        let mut times = Vec::with_capacity(self.repeat * devices);
+        for _ in 0..self.repeat {
+            times.extend(run()?.iter().map(|device| device.timeline.busy));
+        }
         times.sort();
         Ok((times[times.len() / 2], work))
     }
@@ -259,11 +328,46 @@ impl Bench {
         Ok(time.div_f64(work.launches.max(1.0)))
     }
 
-    /// Negating a 64 MiB array, bound by memory: GB/s.
-    fn memory_bandwidth(&self, launch: Duration) -> Result<f64, String> {
-        let text = "HloModule calibrate_memory\nENTRY e {\n  a = f32[4096,4096] parameter(0)\n  ROOT r = f32[4096,4096] negate(a)\n}\n";
-        let (time, work) = self.time(text)?;
-        Ok(work.bytes / Bench::net_seconds(time, &work, launch) / 1e9)
+    /// Negations of f32 arrays from 128 KiB to 64 MiB (a memory
+    /// mountain): the bandwidth of the largest, which streams from memory,
+    /// and the cache, when smaller arrays stream clearly faster: its size is
+    /// the largest footprint (bytes read and written) whose bandwidth is at
+    /// least the geometric mean of the fastest and the memory's, its
+    /// bandwidth the median of the footprints up to it.
+    fn memory_hierarchy(&self, launch: Duration) -> Result<(f64, Option<CacheSection>), String> {
+        // Each program negates 2^24 elements in all, as a chain.
+        const TOTAL: usize = 1 << 24;
+        let mut mountain: Vec<(f64, f64)> = Vec::new();
+        for log_size in 15..=24 {
+            let size = 1usize << log_size;
+            let count = (TOTAL / size).max(1);
+            let mut text = format!(
+                "HloModule calibrate_memory\nENTRY e {{\n  v0 = f32[{size}] parameter(0)\n"
+            );
+            for i in 1..=count {
+                text.push_str(&format!("  v{i} = f32[{size}] negate(v{})\n", i - 1));
+            }
+            text.push_str(&format!("  ROOT r = f32[{size}] negate(v{count})\n}}\n"));
+            let (time, work) = self.time(&text)?;
+            let footprint = work.bytes / (count + 1) as f64;
+            mountain.push((
+                footprint,
+                work.bytes / Bench::net_seconds(time, &work, launch) / 1e9,
+            ));
+        }
+        tell!(
+            "memory mountain (bytes read and written: GB/s): {}",
+            mountain
+                .iter()
+                .map(|&(footprint, rate)| format!(
+                    "{} KiB: {}",
+                    footprint as u64 / 1024,
+                    round(rate)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(cache_of(&mountain))
     }
 
     /// A chain of elementwise additions on 16 Ki elements of `elem`:
@@ -281,21 +385,30 @@ impl Bench {
         Ok(work.vector[class.index()] / Bench::net_seconds(time, &work, launch) / 1e9)
     }
 
-    /// A chain of exponentials on 16 Ki f32: G per second.
+    /// A chain of the transcendentals programs use most — tanh, exp, log,
+    /// logistic, rsqrt, each a kernel of its own speed — on 16 Ki f32, each
+    /// block of five after a multiply that keeps the values in range: G
+    /// per second of the mix.
     fn transcendental_rate(&self, launch: Duration) -> Result<f64, String> {
-        let count = 16;
-        let mut text =
-            String::from("HloModule calibrate_exp\nENTRY e {\n  v0 = f32[16384] parameter(0)\n");
-        for i in 1..=count {
+        let blocks = 8;
+        let mut text = String::from(
+            "HloModule calibrate_transcendentals\nENTRY e {\n  v0 = f32[16384] parameter(0)\n",
+        );
+        for i in 1..=blocks {
+            let previous = i - 1;
             text.push_str(&format!(
-                "  m{i} = f32[16384] multiply(v{}, v0)\n  v{i} = f32[16384] exponential(m{i})\n",
-                i - 1
+                "  m{i} = f32[16384] multiply(v{previous}, v0)\n  \
+                 t{i} = f32[16384] tanh(m{i})\n  \
+                 e{i} = f32[16384] exponential(t{i})\n  \
+                 l{i} = f32[16384] log(e{i})\n  \
+                 sig{i} = f32[16384] logistic(l{i})\n  \
+                 v{i} = f32[16384] rsqrt(sig{i})\n"
             ));
         }
-        text.push_str(&format!("  ROOT r = f32[16384] negate(v{count})\n}}\n"));
+        text.push_str(&format!("  ROOT r = f32[16384] negate(v{blocks})\n}}\n"));
         let (time, work) = self.time(&text)?;
         // The multiplies run at the f32 vector rate measured before; what
-        // is left is the exponentials'.
+        // is left is the transcendentals'.
         let f32_vector = self.vector_rate("f32", NumberClass::F32, launch)? * 1e9;
         let vector_seconds = work.vector[NumberClass::F32.index()] / f32_vector;
         let seconds = (Bench::net_seconds(time, &work, launch) - vector_seconds).max(1e-9);
@@ -322,17 +435,26 @@ ENTRY e {
         Ok(work.moved / Bench::net_seconds(time, &work, launch) / 1e9)
     }
 
-    /// A layer's dot of `elem` in three layouts: G operations (2 per
-    /// multiply-add) per second.
-    fn matrix_rate(&self, elem: &str, class: NumberClass, launch: Duration) -> Result<f64, String> {
+    /// Products of `elem` as programs use them, timed apart by shape: a
+    /// layer's thin products (`[128,1024] × [1024,1024]`, in the three
+    /// layouts: plain, transposed left operand, transposed right operand)
+    /// and as many operations in three square ones (`[512,512]²`). Returns
+    /// each program's time (less its launches) and work.
+    fn matrix_samples(
+        &self,
+        elem: &str,
+        class: NumberClass,
+        launch: Duration,
+    ) -> Result<[(f64, Work); 2], String> {
         // The slow paths (16-bit floats, integers) on smaller layers.
         let (rows, size) = if class == NumberClass::F32 || class == NumberClass::F64 {
             (128, 1024)
         } else {
             (32, 256)
         };
-        let text = format!(
-            "HloModule calibrate_dot
+        let half = size / 2;
+        let thin = format!(
+            "HloModule calibrate_thin_dot
 ENTRY e {{
   x = {elem}[{rows},{size}] parameter(0)
   w = {elem}[{size},{size}] parameter(1)
@@ -344,9 +466,56 @@ ENTRY e {{
 }}
 "
         );
-        let (time, work) = self.time(&text)?;
-        Ok(work.matrix[class.index()] / Bench::net_seconds(time, &work, launch) / 1e9)
+        let square = format!(
+            "HloModule calibrate_square_dot
+ENTRY e {{
+  a = {elem}[{half},{half}] parameter(0)
+  b = {elem}[{half},{half}] parameter(1)
+  c = {elem}[{half},{half}] parameter(2)
+  ab = {elem}[{half},{half}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  bc = {elem}[{half},{half}] dot(b, c), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  ca = {elem}[{half},{half}] dot(c, a), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  ROOT r = ({elem}[{half},{half}], {elem}[{half},{half}], {elem}[{half},{half}]) tuple(ab, bc, ca)
+}}
+"
+        );
+        let mut samples = [(0.0, Work::FREE); 2];
+        for (sample, text) in samples.iter_mut().zip([thin, square]) {
+            let (time, work) = self.time(&text)?;
+            *sample = (Bench::net_seconds(time, &work, launch), work);
+        }
+        Ok(samples)
     }
+}
+
+/// Hockney's n½ of a kernel from a thin and a square product of one class
+/// (seconds and work each): the rates r(n) = r∞ · n / (n + n½) at the two
+/// smallest dimensions `a < b` give n½ = (q − 1) / (1/a − q/b), q being
+/// r(b) / r(a). `None` when the square one is no faster.
+fn half_size(samples: &[(f64, Work); 2], class: NumberClass) -> Option<f64> {
+    let index = class.index();
+    let [(thin_seconds, thin), (square_seconds, square)] = samples;
+    let smallest = |work: &Work| work.matrix[index] / work.matrix_over_smallest[index];
+    let (a, b) = (smallest(thin), smallest(square));
+    let q = (square.matrix[index] / square_seconds) / (thin.matrix[index] / thin_seconds);
+    let denominator = 1.0 / a - q / b;
+    if !(q > 1.0 && denominator > 0.0 && a < b) {
+        return None;
+    }
+    Some(round((q - 1.0) / denominator))
+}
+
+/// The peak matrix rate of a class, in G/s, given n½: the operations, and
+/// the thin products' share below peak, over the time.
+fn peak_rate(samples: &[(f64, Work); 2], class: NumberClass, half_size: Option<f64>) -> f64 {
+    let index = class.index();
+    let (seconds, operations) = samples.iter().fold((0.0, 0.0), |(t, o), (seconds, work)| {
+        (
+            t + seconds,
+            o + work.matrix[index] + half_size.unwrap_or(0.0) * work.matrix_over_smallest[index],
+        )
+    });
+    operations / seconds / 1e9
 }
 
 #[cfg(test)]
@@ -358,6 +527,63 @@ mod tests {
         assert_eq!(round(12.3456), 12.3);
         assert_eq!(round(0.012345), 0.0123);
         assert_eq!(round(1234.5), 1230.0);
+    }
+
+    #[test]
+    fn a_mountain_gives_the_memory_and_the_cache_below_it() {
+        let mountain = [
+            (256e3, 30.0),
+            (512e3, 28.0),
+            (1e6, 26.0),
+            (2e6, 24.0),
+            (4e6, 20.0),
+            (8e6, 12.0),
+            (16e6, 10.0),
+        ];
+        let (memory, cache) = cache_of(&mountain);
+        assert_eq!(memory, 10.0);
+        // √(30 · 10) ≈ 17.3: 4 MB is the last footprint above it.
+        let cache = cache.expect("a cache");
+        assert_eq!(cache.bytes, 4e6);
+        assert_eq!(cache.bandwidth_gb_per_s, 26.0);
+    }
+
+    /// A sample of `operations` f32 matrix operations in products whose
+    /// smallest dimension is `smallest`, taking `seconds`.
+    fn product(seconds: f64, operations: f64, smallest: f64) -> (f64, Work) {
+        let mut work = Work::FREE;
+        work.matrix[NumberClass::F32.index()] = operations;
+        work.matrix_over_smallest[NumberClass::F32.index()] = operations / smallest;
+        (seconds, work)
+    }
+
+    #[test]
+    fn hockneys_half_size_and_peak_come_back_from_two_shapes() {
+        // r∞ = 100 G/s, n½ = 50: r(128) = 71.9 G/s, r(512) = 91.1 G/s.
+        let rate = |n: f64| 100e9 * n / (n + 50.0);
+        let operations = 8e8;
+        let samples = [
+            product(operations / rate(128.0), operations, 128.0),
+            product(operations / rate(512.0), operations, 512.0),
+        ];
+        let half = half_size(&samples, NumberClass::F32).expect("thin is slower");
+        assert_eq!(half, 50.0);
+        let peak = peak_rate(&samples, NumberClass::F32, Some(half));
+        assert!((peak - 100.0).abs() < 1e-6, "{peak}");
+    }
+
+    #[test]
+    fn no_half_size_when_shape_does_not_matter() {
+        let samples = [product(1.0, 1e9, 128.0), product(1.0, 1e9, 512.0)];
+        assert_eq!(half_size(&samples, NumberClass::F32), None);
+        assert_eq!(peak_rate(&samples, NumberClass::F32, None), 1.0);
+    }
+
+    #[test]
+    fn a_flat_mountain_has_no_cache() {
+        let (memory, cache) = cache_of(&[(256e3, 11.0), (16e6, 10.0)]);
+        assert_eq!(memory, 10.0);
+        assert_eq!(cache, None);
     }
 
     #[test]
