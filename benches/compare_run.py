@@ -5,14 +5,16 @@
 four chained 256x256 f32 matmuls with tanh, relu, an add and a sum (134
 MFLOP). `--program mlp-grad` is the gradient of a two-layer MLP's loss
 (`jax.grad`), whose dots contract transposed operands (xᵀ·dy, dy·wᵀ) as every
-backward pass does (1.1 GFLOP). The program is built with JAX, its StableHLO
+backward pass does (1.1 GFLOP). `--program scan-stack` is a `lax.scan` that
+stacks its carry over 8 steps: XLA's while loop writing each step's row block
+into the stacked result with a dynamic-update-slice. The program is built with JAX, its StableHLO
 and inputs written to a temporary directory; `jax.jit` on XLA:CPU (median of
 warmed-up calls) and `weft run --repeat` on the same StableHLO and inputs are
 timed in the same run; the outputs are checked to agree and the ratio
 printed. For the chain, the reference interpreter's time (94.8 s) is quoted
 from the baseline notes: measuring it takes minutes per call.
 
-    python3 benches/compare_run.py --python VENV/bin/python [--program chain|mlp-grad] [--weft target/release/weft]
+    python3 benches/compare_run.py --python VENV/bin/python [--program chain|mlp-grad|scan-stack] [--weft target/release/weft]
 """
 
 import argparse
@@ -41,9 +43,17 @@ def mlp_grad(w1, w2, x, y):
     g1, g2 = jax.grad(mlp_loss, argnums=(0, 1))(w1, w2, x, y)
     return jnp.sum(g1) + jnp.sum(g2 * g2)
 
+def scan_stack(x):
+    def step(carry, _):
+        carry = jnp.tanh(carry) * 0.5 + carry
+        return carry, carry
+    _, ys = jax.lax.scan(step, x, None, length=8)
+    return jnp.sum(ys)
+
 PROGRAMS = {
     "chain": (chain, [(256, 256)] * 5),
     "mlp-grad": (mlp_grad, [(1024, 1024), (1024, 256), (128, 1024), (128, 256)]),
+    "scan-stack": (scan_stack, [(128, 256)]),
 }
 
 out_dir, repeat, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -70,6 +80,7 @@ print(json.dumps({"xla_ms": times[len(times) // 2], "result": float(result), "in
 DESCRIPTIONS = {
     "chain": "matmul chain (4 x 256^2 f32, 134 MFLOP)",
     "mlp-grad": "MLP gradient (jax.grad, 128x1024x1024 + 128x1024x256, transposed dots, 1.1 GFLOP)",
+    "scan-stack": "lax.scan stacking 8 steps of a 128x256 f32 carry (a while loop of dynamic-update-slices)",
 }
 
 REFERENCE_INTERPRETER_MS = 94.8e3
