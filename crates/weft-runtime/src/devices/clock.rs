@@ -18,7 +18,7 @@
 //!   CPU time is a system call (about half a microsecond under a
 //!   hypervisor), more than many instructions cost, so a short instruction
 //!   is timed by the monotonic clock instead, which is read without one
-//!   ([`MeasuredMarks`]); the CPU time read at the next long one settles the
+//!   (`MeasuredMarks`); the CPU time read at the next long one settles the
 //!   account, so the total charged stays the thread's CPU time.
 //! - **wall**: the clock is the wall clock since the run began, shared by
 //!   every device; transfers are modelled by sleeping. Honest only when
