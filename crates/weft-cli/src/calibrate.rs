@@ -25,8 +25,9 @@
 //!   and the rates are the peaks ([`peak_rate`]).
 //!
 //! Kernels run as a multi-device run under measured timing runs them: a
-//! device a core, every core busy, each device one thread, as a device of a
-//! virtual run is one core.
+//! device a core, every core busy, each device on one thread, as a device
+//! of a virtual run is a core of a machine whose devices outnumber its
+//! cores.
 //!
 //! Each rate is taken after the launch overhead of the program's
 //! instructions is subtracted, so a profile's parts add up to the measured

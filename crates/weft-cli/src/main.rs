@@ -160,10 +160,13 @@ enum Command {
     /// Measure this machine's weft kernels and cache the device profile
     /// virtual timing uses.
     ///
-    /// Times small programs on one core — scalar chains (per-instruction
-    /// overhead), a large reverse (memory bandwidth), elementwise chains
-    /// (vector rates per number class), exponentials, square dots (matrix
-    /// rates) — and writes the rates as a TOML profile named `cpu-local`
+    /// Times small programs on every core at once, as a run of more devices
+    /// than cores uses a core — scalar chains (per-instruction overhead),
+    /// negations from 128 KiB to 64 MiB (memory bandwidth and a cache
+    /// level), data movement, elementwise chains (vector rates per number
+    /// class), transcendentals, thin and square dots (matrix rates and the
+    /// half-peak size n½) — and writes the rates as a TOML profile named
+    /// `cpu-local`
     /// to the cache ($WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else
     /// ~/.cache/weft), where `weft run` finds it, or to --output. Run it
     /// once per machine; `weft run --profile FILE` uses any other.
