@@ -263,31 +263,25 @@ pub fn of(module: &Module, instr: Instr) -> Work {
             work.matrix_over_smallest[class.index()] = operations / smallest;
         }
         Opcode::Convolution => {
-            let per_output = match &data.attrs {
+            // The kernel's elements and its output features.
+            let (kernel_elements, output_features) = match &data.attrs {
                 Attrs::Convolution(conv) => data
                     .operands
                     .get(1)
                     .and_then(|&k| module.shapes.as_array(module.shape_of(k)))
-                    .map_or(1.0, |kernel| {
+                    .map_or((1.0, 1.0), |kernel| {
                         let all: f64 = kernel.dims.iter().map(|&d| d.max(0) as f64).product();
-                        all / dimension(&kernel.dims, conv.dims.kernel_output_feature).max(1.0)
+                        let features =
+                            dimension(&kernel.dims, conv.dims.kernel_output_feature).max(1.0);
+                        (all, features)
                     }),
-                _ => 1.0,
+                _ => (1.0, 1.0),
             };
+            let per_output = kernel_elements / output_features;
             let operations = 2.0 * elements * per_output * factor;
             work.matrix[class.index()] = operations;
             // As a GEMM: output positions × (window · input features) times
             // (window · input features) × output features.
-            let output_features = match &data.attrs {
-                Attrs::Convolution(conv) => data
-                    .operands
-                    .get(1)
-                    .and_then(|&k| module.shapes.as_array(module.shape_of(k)))
-                    .map_or(1.0, |kernel| {
-                        dimension(&kernel.dims, conv.dims.kernel_output_feature).max(1.0)
-                    }),
-                _ => 1.0,
-            };
             let positions = elements / output_features;
             let smallest = positions.min(output_features).min(per_output).max(1.0);
             work.matrix_over_smallest[class.index()] = operations / smallest;

@@ -268,24 +268,9 @@ pub(crate) fn iota(elem: ElementType, dims: &[i64], dimension: usize) -> Tensor 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numbers::decode;
     use weft_ir::attrs::PaddingDim;
 
-    fn range(dims: &[i64]) -> Tensor {
-        iota_flat(dims)
-    }
-
-    fn iota_flat(dims: &[i64]) -> Tensor {
-        let n = element_count(dims) as i64;
-        encode(ElementType::S32, dims, &Numbers::Signed((0..n).collect()))
-    }
-
-    fn values(t: &Tensor) -> Vec<i64> {
-        match decode(t) {
-            Numbers::Signed(v) => v,
-            other => panic!("{other:?}"),
-        }
-    }
+    use crate::evaluate::test_support::{counting as range, ints as values};
 
     #[test]
     fn transpose_and_broadcast() {

@@ -141,20 +141,8 @@ fn copy_elements<const SIZE: usize>(source: &[u8], target: &mut [u8], start: isi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numbers::{Numbers, decode, encode};
+    use crate::evaluate::test_support::{counting as tensor, ints as values};
     use weft_ir::ElementType;
-
-    fn tensor(dims: &[i64]) -> Tensor {
-        let n = element_count(dims) as i64;
-        encode(ElementType::S32, dims, &Numbers::Signed((0..n).collect()))
-    }
-
-    fn values(t: &Tensor) -> Vec<i64> {
-        match decode(t) {
-            Numbers::Signed(v) => v,
-            other => panic!("{other:?}"),
-        }
-    }
 
     #[test]
     fn a_contiguous_view_is_one_block() {

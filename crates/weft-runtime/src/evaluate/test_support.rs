@@ -45,3 +45,9 @@ pub(super) fn f32s(dims: &[i64], values: &[f64]) -> Value {
         &Numbers::Float(values.to_vec()),
     ))
 }
+
+/// The s32 tensor `0, 1, 2, …` of `dims`, row-major.
+pub(super) fn counting(dims: &[i64]) -> Tensor {
+    let n = crate::tensor::element_count(dims) as i64;
+    encode(ElementType::S32, dims, &Numbers::Signed((0..n).collect()))
+}
