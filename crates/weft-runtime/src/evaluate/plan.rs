@@ -133,4 +133,36 @@ mod tests {
             vec![false, false, false, false, true, false]
         );
     }
+
+    /// Runs `text` on a zero f32[1024] buffer, a 2-element update and
+    /// index 0: whether the result's bytes are the buffer's own.
+    fn written_in_place(text: &str) -> bool {
+        use crate::tensor::{Tensor, Value};
+        use weft_ir::ElementType;
+        let module = weft_ir::text::parse(text).expect("parses");
+        let buffer = Tensor::zeros(ElementType::F32, &[1024]);
+        let address = buffer.bytes.as_ptr();
+        let arguments = vec![
+            Value::Tensor(buffer),
+            Value::Tensor(Tensor::zeros(ElementType::F32, &[2])),
+            Value::Tensor(Tensor::zeros(ElementType::S32, &[])),
+        ];
+        let result = crate::evaluate(&module, arguments).expect("runs");
+        let first = match &result {
+            Value::Tuple(elements) => elements[0].as_tensor(),
+            value => value.as_tensor(),
+        };
+        first.expect("an array").bytes.as_ptr() == address
+    }
+
+    #[test]
+    fn the_last_reader_writes_into_the_buffer_itself() {
+        assert!(written_in_place(
+            "HloModule m\nENTRY e {\n  b = f32[1024] parameter(0)\n  u = f32[2] parameter(1)\n  i = s32[] parameter(2)\n  ROOT d = f32[1024] dynamic-update-slice(b, u, i)\n}\n"
+        ));
+        // The buffer is returned too: the update writes into a copy.
+        assert!(!written_in_place(
+            "HloModule m\nENTRY e {\n  b = f32[1024] parameter(0)\n  u = f32[2] parameter(1)\n  i = s32[] parameter(2)\n  d = f32[1024] dynamic-update-slice(b, u, i)\n  ROOT t = (f32[1024], f32[1024]) tuple(d, b)\n}\n"
+        ));
+    }
 }
