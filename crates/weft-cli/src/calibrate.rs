@@ -244,6 +244,11 @@ fn cache_of(mountain: &[(f64, f64)]) -> (f64, Option<CacheSection>) {
     (round(memory), Some(cache))
 }
 
+/// The most devices a calibration program runs on at once: every core of a
+/// workstation, while a many-core server's calibration stays within a few
+/// GiB (the largest memory program holds about 200 MiB per device).
+const MOST_DEVICES: usize = 16;
+
 struct Bench {
     repeat: usize,
 }
@@ -253,7 +258,8 @@ impl Bench {
     /// model counts in it.
     ///
     /// The program runs the way a multi-device run runs it: on as many
-    /// devices as the machine has cores, all at once, each timed by its
+    /// devices as the machine has cores (up to [`MOST_DEVICES`]), all at
+    /// once, each timed by its
     /// measured clock ([`Timing::Measured`]: its thread's CPU time). Cores
     /// share caches and memory bandwidth, and a core's kernel alone is
     /// faster than the same kernel beside its neighbours' (a third faster
@@ -263,7 +269,9 @@ impl Bench {
         let module: Module = weft_ir::text::parse(text)
             .map_err(|d| format!("a calibration program does not parse: {}", d.message))?;
         let entry = module.entry.ok_or("a calibration program has no entry")?;
-        let devices = std::thread::available_parallelism().map_or(1, |p| p.get());
+        let devices = std::thread::available_parallelism()
+            .map_or(1, |p| p.get())
+            .min(MOST_DEVICES);
         let grid = Grid {
             replicas: devices,
             partitions: 1,
