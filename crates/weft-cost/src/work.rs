@@ -22,9 +22,9 @@
 //!   (broadcast, transpose, slice, concatenate, pad, reverse, gather,
 //!   scatter, dynamic slices and updates, iota; an in-place update counts
 //!   only the part it touches). A device with a memory system moves them at
-//!   its memory bandwidth; a CPU's data-movement kernels, which walk indices
-//!   element by element, are slower than its streaming ones, and a profile
-//!   may say so.
+//!   its memory bandwidth; a CPU's data-movement kernels, which follow
+//!   strides and indices rather than stream, are slower than its streaming
+//!   ones, and a profile may say so.
 //!
 //! Instructions that move no data on a real device — parameters, constants,
 //! tuples and their elements, bitcasts and reshapes, control flow (whose
