@@ -74,21 +74,16 @@ fn the_examples_agree_with_a_virtual_run() {
 fn a_scheduled_program_agrees_under_a_topology() {
     let scratch = common::Scratch::new("simulate", "scheduled");
     let scheduled = scratch.join("scheduled.hlo");
-    let output = weft_uncalibrated()
-        .arg("opt")
-        .arg(common::example("dp_train_step.hlo"))
-        .args([
-            "--passes",
-            "async-collective-creator,hlo-memory-scheduler,latency-hiding-scheduler",
-            "-o",
-        ])
-        .arg(&scheduled)
-        .output()
-        .expect("weft runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    common::succeeded(
+        weft_uncalibrated()
+            .arg("opt")
+            .arg(common::example("dp_train_step.hlo"))
+            .args([
+                "--passes",
+                "async-collective-creator,hlo-memory-scheduler,latency-hiding-scheduler",
+                "-o",
+            ])
+            .arg(&scheduled),
     );
     for args in [
         &["--topology", "nodes:4"][..],
@@ -225,23 +220,18 @@ fn a_trace_has_a_process_per_class() {
     let file = scratch.join("uneven.hlo");
     std::fs::write(&file, UNEVEN).expect("written");
     let trace = scratch.join("trace.json");
-    let output = weft_uncalibrated()
-        .arg("simulate")
-        .arg(&file)
-        .args([
-            "--profile",
-            &test_profile(),
-            "--topology",
-            "nodes:8",
-            "--trace",
-        ])
-        .arg(&trace)
-        .output()
-        .expect("weft runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    common::succeeded(
+        weft_uncalibrated()
+            .arg("simulate")
+            .arg(&file)
+            .args([
+                "--profile",
+                &test_profile(),
+                "--topology",
+                "nodes:8",
+                "--trace",
+            ])
+            .arg(&trace),
     );
     let text = std::fs::read_to_string(&trace).expect("a trace");
     weft_runtime::devices::trace::check_nesting(&text).expect("a well-formed trace");
@@ -284,15 +274,10 @@ ENTRY main {
     assert!(error.contains("uncounted.hlo:16:"), "{error}");
     assert!(error.contains("main/%loop"), "{error}");
     assert!(error.contains("--trip-count N"), "{error}");
-    let output = weft_uncalibrated()
-        .arg("simulate")
-        .arg(&file)
-        .args(["--trip-count", "7", "--format", "json"])
-        .output()
-        .expect("weft runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::succeeded(weft_uncalibrated().arg("simulate").arg(&file).args([
+        "--trip-count",
+        "7",
+        "--format",
+        "json",
+    ]));
 }

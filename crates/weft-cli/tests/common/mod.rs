@@ -195,3 +195,15 @@ pub fn weft_uncalibrated() -> Command {
     command.env("WEFT_CACHE_DIR", std::env::temp_dir().join("weft-no-cache"));
     command
 }
+
+/// Runs `command` and returns its output, failing the test with its
+/// standard error when it does not succeed.
+pub fn succeeded(command: &mut Command) -> std::process::Output {
+    let output = command.output().expect("weft runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}

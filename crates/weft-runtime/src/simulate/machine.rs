@@ -34,6 +34,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
+use weft_ir::opcode::Flags;
 use weft_ir::{Comp, Instr, Module, Opcode};
 
 use super::classes::Classes;
@@ -359,14 +360,8 @@ impl Machine<'_, '_> {
                 self.settle(instr, track, &result);
                 Carried::Nothing
             }
-            O::AllReduce
-            | O::AllGather
-            | O::ReduceScatter
-            | O::AllToAll
-            | O::CollectivePermute
-            | O::CollectiveBroadcast
-            | O::CollectiveReduce
-            | O::RaggedAllToAll => {
+            // Every other collective (the starts are matched above).
+            _ if data.opcode.has(Flags::COLLECTIVE) => {
                 self.collective(instr, track)?;
                 Carried::Nothing
             }

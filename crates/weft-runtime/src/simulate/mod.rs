@@ -170,7 +170,8 @@ fn reachable_collectives(module: &Module, entry: Comp) -> Vec<Instr> {
         }
         for &instr in module.comp(comp).body() {
             let data = module.instr(instr);
-            if data.opcode.has(Flags::COLLECTIVE) || is_collective_start(data.opcode) {
+            // The opcode table marks first-class starts collective too.
+            if data.opcode.has(Flags::COLLECTIVE) {
                 found.push(instr);
             }
             if matches!(
@@ -183,12 +184,4 @@ fn reachable_collectives(module: &Module, entry: Comp) -> Vec<Instr> {
     }
     found.sort_by_key(|&instr| Module::instr_index(instr));
     found
-}
-
-/// The first-class starts that begin a collective.
-fn is_collective_start(opcode: Opcode) -> bool {
-    matches!(
-        opcode,
-        Opcode::AllReduceStart | Opcode::AllGatherStart | Opcode::CollectivePermuteStart
-    )
 }
