@@ -53,8 +53,13 @@ impl Plan {
             released_after[at].push(instr);
         }
         // A parameter a schedule leaves out is bound all the same.
+        let ordered_params: rustc_hash::FxHashSet<Instr> = order
+            .iter()
+            .copied()
+            .filter(|&i| module.instr(i).opcode == Opcode::Parameter)
+            .collect();
         for &param in data.params() {
-            if !order.contains(&param)
+            if !ordered_params.contains(&param)
                 && let Some(&at) = last_read.get(&param)
             {
                 released_after[at].push(param);
